@@ -1,0 +1,24 @@
+import type { Message } from "@mariozechner/pi-ai";
+import type { Plugin } from "../registry/types.js";
+
+/** Name of the plugin that passes pi-ai's own roles through. */
+export const MODEL_ROLES_PLUGIN = "convert-to-llm:model-roles";
+
+/** The roles the model understands as they are. */
+export const MODEL_ROLES = Object.freeze(["user", "assistant", "toolResult"] as const);
+
+/** Returns the message itself: pi sends `user`, `assistant` and `toolResult` messages unchanged (same object). */
+export const passThrough = <M extends Message>(message: M): M => message;
+
+/**
+ * Passes `user`, `assistant` and `toolResult` messages through as the same objects, as pi does.
+ *
+ * Contract: part of `defaultPreset`; a bare `createRegistry()` does not include it. Override a role
+ * with `registry.register("user", fn, { name, override: true })`; this stays the fallback.
+ */
+export const modelRoles: Plugin = Object.freeze<Plugin>({
+	name: MODEL_ROLES_PLUGIN,
+	apply(registry) {
+		for (const role of MODEL_ROLES) registry.register(role, passThrough, { name: MODEL_ROLES_PLUGIN });
+	},
+});

@@ -1,0 +1,6 @@
+import type { UserMessage } from "@mariozechner/pi-ai";
+
+/** A `user` message with one text block, keys in pi's order (role, content, timestamp) so JSON output is byte-identical. */
+export function userText(text: string, timestamp: number): UserMessage {
+	return { role: "user", content: [{ type: "text", text }], timestamp };
+}

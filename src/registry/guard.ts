@@ -1,0 +1,148 @@
+/**
+ * Wrapping of every tap the registry's hooks receive, so that a faulty plugin is named and contained:
+ * lenient registries report it and carry on without its result, strict ones throw.
+ */
+import type { Message } from "@mariozechner/pi-ai";
+import { ConversionError, ConvertToLlmError } from "../errors.js";
+
+/** Roles a converter may produce: the three pi-ai `Message` roles. */
+export function isModelMessage(value: unknown): value is Message {
+	if (value === null || typeof value !== "object") return false;
+	const role = (value as { role?: unknown }).role;
+	return role === "user" || role === "assistant" || role === "toolResult";
+}
+
+/** Why a converter result is not a `ConverterResult`, or `undefined` when it is one. */
+export function describeBadResult(result: unknown): string | undefined {
+	if (result === undefined || result === null) return undefined;
+	if (Array.isArray(result)) {
+		for (let i = 0; i < result.length; i++) {
+			if (!isModelMessage(result[i])) return `item ${i} of its result is ${describeValue(result[i])}`;
+		}
+		return undefined;
+	}
+	return isModelMessage(result) ? undefined : `it returned ${describeValue(result)}`;
+}
+
+/** A short, safe description of any value for an error message. */
+export function describeValue(value: unknown): string {
+	if (value === null) return "null";
+	if (Array.isArray(value)) return `an array of ${value.length}`;
+	if (typeof value === "object") {
+		const role = (value as { role?: unknown }).role;
+		return typeof role === "string"
+			? `a message with role ${JSON.stringify(role)}`
+			: "an object without a string role";
+	}
+	if (typeof value === "string")
+		return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+	return `${typeof value} ${String(value)}`;
+}
+
+/** The message of an unknown thrown value, for use inside our own error messages. */
+export function causeText(cause: unknown): string {
+	if (cause instanceof Error) return cause.message;
+	return String(cause);
+}
+
+/** Turns anything a tap threw into our error, naming the tap; errors that are already ours pass unchanged. */
+export function toConversionError(cause: unknown, hookName: string, plugin: string): ConvertToLlmError {
+	if (cause instanceof ConvertToLlmError) return cause;
+	return new ConversionError(
+		`${hookName} tap "${plugin}" threw: ${causeText(cause)}. Its change was skipped; fix the plugin or remove it.`,
+		{ plugin, cause },
+	);
+}
+
+/** A tap as tapable stores it (the fields the guards read and replace). */
+interface TapLike {
+	name: string;
+	type: "sync" | "async" | "promise";
+	fn: unknown;
+}
+
+type Fail = (error: ConvertToLlmError) => void;
+type Check = (result: unknown) => string | undefined;
+
+/**
+ * Guards a waterfall tap (`beforeConvert`, `afterConvert`, `afterConvertAsync`): a throw, a rejection
+ * or a result that is not an array is reported through `fail` (which throws in strict mode), and the
+ * waterfall goes on with the previous value (tapable keeps it when a tap returns `undefined`).
+ */
+export function guardWaterfallTap<T extends TapLike>(tap: T, hookName: string, fail: Fail): T {
+	const { name: plugin, fn } = tap;
+	const check: Check = (result) =>
+		result === undefined || Array.isArray(result) ? undefined : `it returned ${describeValue(result)}, not an array`;
+	const settle = (result: unknown): unknown => {
+		const problem = check(result);
+		if (problem === undefined) return result;
+		fail(
+			new ConversionError(
+				`${hookName} tap "${plugin}" is faulty: ${problem}. Its change was skipped; return an array or undefined.`,
+				{
+					plugin,
+				},
+			),
+		);
+		return undefined;
+	};
+	const failed = (cause: unknown): undefined => {
+		fail(toConversionError(cause, hookName, plugin));
+		return undefined;
+	};
+	const call = fn as (...args: unknown[]) => unknown;
+	if (tap.type === "sync") {
+		tap.fn = ((...args: unknown[]) => {
+			try {
+				return settle(call(...args));
+			} catch (cause) {
+				return failed(cause);
+			}
+		}) as T["fn"];
+	} else if (tap.type === "promise") {
+		tap.fn = ((...args: unknown[]) => {
+			try {
+				return Promise.resolve(call(...args)).then(settle, failed);
+			} catch (cause) {
+				return Promise.resolve().then(() => failed(cause));
+			}
+		}) as T["fn"];
+	} else {
+		tap.fn = ((...args: unknown[]) => {
+			const callback = args.pop() as (error: unknown, result?: unknown) => void;
+			// Settle once: a tap that calls back twice, or throws after calling back, must not run the rest twice.
+			let done = false;
+			const finish = (get: () => unknown) => {
+				if (done) return;
+				done = true;
+				let value: unknown;
+				try {
+					value = get();
+				} catch (error) {
+					callback(error);
+					return;
+				}
+				callback(null, value);
+			};
+			try {
+				call(...args, (error: unknown, result?: unknown) => finish(() => (error ? failed(error) : settle(result))));
+			} catch (cause) {
+				finish(() => failed(cause));
+			}
+		}) as T["fn"];
+	}
+	return tap;
+}
+
+/** Guards an `error` tap: an error handler that throws must not turn a report into a crash. */
+export function guardErrorTap<T extends TapLike>(tap: T): T {
+	const call = tap.fn as (...args: unknown[]) => unknown;
+	tap.fn = ((...args: unknown[]) => {
+		try {
+			call(...args);
+		} catch {
+			// Nothing sensible is left to report to: the error channel itself failed.
+		}
+	}) as T["fn"];
+	return tap;
+}
