@@ -48,7 +48,6 @@ export {
 	type Converter,
 	type ConverterResult,
 	type ConverterTapOptions,
-	CUSTOM_TYPE_DISPATCH,
 	type CustomRegisterOptions,
 	createRegistry,
 	type HookContext,

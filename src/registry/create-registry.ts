@@ -11,7 +11,15 @@ import {
 	UnknownRoleError,
 } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
-import { causeText, describeBadResult, describeValue, guardErrorTap, guardWaterfallTap } from "./guard.js";
+import {
+	type ConverterList,
+	type DispatchRun,
+	describeRole,
+	dispatch,
+	type RoleDispatch,
+	toConverterList,
+} from "./dispatch.js";
+import { causeText, describeValue, guardErrorTap, guardWaterfallTap, isModelRole } from "./guard.js";
 import type {
 	AgentRole,
 	ConvertContext,
@@ -26,19 +34,19 @@ import type {
 	RegistryOptions,
 } from "./types.js";
 
-/** Name of the internal tap that routes `custom` messages to their `customType` converters. */
-export const CUSTOM_TYPE_DISPATCH = "convert-to-llm:custom-type-dispatch";
-
 type ConverterHook = SyncBailHook<[AgentMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
-type ConverterTap = ConverterHook["taps"][number] & ConverterTapOptions & { internal?: boolean };
+type CustomConverterHook = SyncBailHook<[CustomMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
+type ConverterTap = ConverterHook["taps"][number] & ConverterTapOptions;
+
+const NO_CONVERTERS: ConverterList = Object.freeze({ names: [], fns: [], modelRole: false });
 
 /**
- * The context of one `convert` call. One object per call, its `index` moved along the history, so a
- * conversion allocates nothing per message for it.
+ * The context of one conversion. One object per `convert` call, its `index` moved along the
+ * history, so a conversion allocates nothing per message for it.
  */
-export class ConvertRun implements ConvertContext, HookContext {
+export class ConvertRun implements DispatchRun, HookContext {
 	index = 0;
-	/** Index of the last message whose converter failed, so that the message is reported only once. */
+	/** Index of the last message a converter failed on, so that the message is reported only once. */
 	failedIndex = -1;
 	constructor(
 		readonly messages: readonly unknown[],
@@ -51,10 +59,26 @@ export class ConvertRun implements ConvertContext, HookContext {
 	}
 }
 
-function roleText(message: unknown): string {
-	const role = (message as { role?: unknown } | null)?.role;
-	if (role !== "custom") return `role ${JSON.stringify(role)}`;
-	return `role "custom", customType ${JSON.stringify((message as CustomMessage).customType)}`;
+/** What `explain` and other in-package views need to see of a registry. */
+export interface RegistryInternals {
+	readonly hooks: RegistryHooks;
+	readonly strict: boolean;
+	/** The dispatch table, built if needed. */
+	table(): ReadonlyMap<string, RoleDispatch>;
+	/** Runs `beforeConvert`, then converts; problems go to `report`. */
+	convertMessages(input: readonly AgentMessage[], ctx: ConvertRun): Message[];
+	newRun(messages: readonly unknown[], report?: (error: ConvertToLlmError) => void, strict?: boolean): ConvertRun;
+}
+
+const internalsOf = new WeakMap<Registry, RegistryInternals>();
+
+/** The internals of a registry made by {@link createRegistry}, for in-package views such as `explain`. */
+export function getInternals(registry: Registry): RegistryInternals {
+	const internals = internalsOf.get(registry);
+	if (internals === undefined) {
+		throw new InvalidPluginError("This registry was not made by createRegistry(); create it with createRegistry().");
+	}
+	return internals;
 }
 
 /**
@@ -72,99 +96,72 @@ function roleText(message: unknown): string {
 export function createRegistry(options: RegistryOptions = {}): Registry {
 	const strict = options.strict === true;
 
-	const emit = (error: ConvertToLlmError): void => {
-		if (hooks.error.taps.length > 0) hooks.error.call(error);
-	};
 	const report = (error: ConvertToLlmError): void => {
 		if (strict) throw error;
-		emit(error);
+		if (hooks.error.taps.length > 0) hooks.error.call(error);
+	};
+	const newRun = (messages: readonly unknown[], sink = report, runStrict = strict) =>
+		new ConvertRun(messages, runStrict, sink);
+
+	const convertHooks = new Map<string, ConverterHook>();
+	const customHooks = new Map<string, CustomConverterHook>();
+	/** The compiled dispatch table: `undefined` once a converter is tapped, rebuilt by the next conversion. */
+	let table: Map<string, RoleDispatch> | undefined;
+
+	const buildTable = (): Map<string, RoleDispatch> => {
+		const byCustomType = new Map<string, ConverterList>();
+		for (const [customType, hook] of customHooks) {
+			const list = toConverterList(hook, false);
+			if (list !== undefined) byCustomType.set(customType, list);
+		}
+		const typed = byCustomType.size > 0 ? byCustomType : undefined;
+		const built = new Map<string, RoleDispatch>();
+		for (const [role, hook] of convertHooks) {
+			const list = toConverterList(hook, isModelRole(role));
+			if (list !== undefined) built.set(role, { list, byCustomType: role === "custom" ? typed : undefined });
+		}
+		if (typed !== undefined && !built.has("custom"))
+			built.set("custom", { list: NO_CONVERTERS, byCustomType: typed });
+		return built;
 	};
 
-	/** Wraps a converter tap: a throw or a result that is not a `Message` becomes a `ConversionError`. */
-	const guardConverter = (tap: ConverterTap): ConverterTap => {
-		const { name: plugin } = tap;
-		const fn = tap.fn as (message: AgentMessage, ctx: ConvertContext) => ConverterResult;
-		const failed = (message: AgentMessage, ctx: ConvertContext, text: string, cause?: unknown): undefined => {
-			const error = new ConversionError(
-				`Converter "${plugin}" failed on message ${ctx.index} (${roleText(message)}): ${text}. ` +
-					"The next converter for the role was used, or the message was dropped; fix or remove the plugin.",
-				{
-					role: (message as { role?: string }).role,
-					customType: (message as Partial<CustomMessage>).customType,
-					index: ctx.index,
-					plugin,
-					cause,
-				},
-			);
-			if (ctx instanceof ConvertRun) {
-				ctx.failedIndex = ctx.index;
-				ctx.report(error);
-			} else {
-				report(error);
-			}
-			return undefined;
-		};
-		tap.fn = (message: AgentMessage, ctx: ConvertContext): ConverterResult => {
-			let result: ConverterResult;
-			try {
-				result = fn(message, ctx);
-			} catch (cause) {
-				if (cause instanceof ConvertToLlmError && strict) throw cause;
-				return failed(message, ctx, `it threw ${causeText(cause)}`, cause);
-			}
-			// Fast path first: a single model message is by far the most common result.
-			if (result !== undefined && result !== null) {
-				const role = (result as { role?: unknown }).role;
-				if (role !== "user" && role !== "assistant" && role !== "toolResult") {
-					const problem = describeBadResult(result);
-					if (problem !== undefined) {
-						return failed(message, ctx, `${problem}, not a pi-ai Message (user, assistant or toolResult)`);
-					}
-				}
-			}
-			return result;
-		};
-		return tap;
+	const getTable = (): Map<string, RoleDispatch> => {
+		if (table === undefined) table = buildTable();
+		return table;
 	};
 
-	/** Enforces one converter per slot unless `override`, and puts overrides in front of what they override. */
-	const placeConverter = (hook: ConverterHook, tap: ConverterTap, slot: string): ConverterTap => {
-		if (tap.internal) return tap;
-		const existing = (hook.taps as ConverterTap[]).filter((t) => !t.internal);
-		if (existing.length > 0) {
+	/** One converter per slot unless `override`; an override goes in front of what it overrides. */
+	const placeConverter = (taps: readonly ConverterTap[], tap: ConverterTap, slot: string): ConverterTap => {
+		if (taps.length > 0) {
 			if (!tap.override) {
 				throw new DuplicateConverterError(
-					`Plugin "${tap.name}" registers a converter for ${slot}, which plugin "${existing[0]?.name}" already converts. ` +
-						"Pass { override: true } to run it first with the existing one as fallback, or register it for another role.",
+					`Plugin "${tap.name}" registers a converter for ${slot}, which plugin "${taps[0]?.name}" already converts. ` +
+						"Pass { override: true } to run it first with the existing one as its fallback, or register it for another role.",
 					{ plugin: tap.name },
 				);
 			}
 			const stage = tap.stage ?? 0;
-			// tapable's `before` accepts a list at runtime; it places the tap ahead of each named one.
-			(tap as { before?: string | string[] }).before = existing
+			// tapable's `before` takes a list at runtime: the tap is placed ahead of each named one.
+			(tap as { before?: string | string[] }).before = taps
 				.filter((t) => (t.stage ?? 0) >= stage)
 				.map((t) => t.name);
 		}
-		return guardConverter(tap);
+		table = undefined;
+		return tap;
 	};
 
-	const convertHooks = new Map<string, ConverterHook>();
 	const hooks: RegistryHooks = Object.freeze({
 		beforeConvert: new SyncWaterfallHook<[readonly AgentMessage[], HookContext]>(
 			["messages", "ctx"],
 			"beforeConvert",
 		),
 		convert: new HookMap(
-			(role: string) => new SyncBailHook(["message", "ctx"], `convert ${role}`) as ConverterHook,
+			(role: string): ConverterHook => new SyncBailHook(["message", "ctx"], `convert ${role}`),
 			"convert",
 		),
 		convertCustom: new HookMap(
-			(customType: string) =>
-				new SyncBailHook(["message", "ctx"], `convertCustom ${customType}`) as SyncBailHook<
-					[CustomMessage, ConvertContext],
-					ConverterResult,
-					ConverterTapOptions
-				>,
+			(customType: string): CustomConverterHook =>
+				new SyncBailHook(["message", "ctx"], `convertCustom ${customType}`),
 			"convertCustom",
 		),
 		afterConvert: new SyncWaterfallHook<[Message[], HookContext]>(["messages", "ctx"], "afterConvert"),
@@ -176,36 +173,18 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	});
 
 	hooks.convert.intercept({
-		factory: (role, hook) => {
+		factory: (role: string, hook) => {
 			convertHooks.set(role, hook);
-			hook.intercept({
-				register: (tap) => placeConverter(hook, tap as ConverterTap, `role ${JSON.stringify(role)}`),
-			});
+			const slot = `role ${JSON.stringify(role)}`;
+			hook.intercept({ register: (tap) => placeConverter(hook.taps, tap, slot) });
 			return hook;
 		},
 	});
 	hooks.convertCustom.intercept({
-		factory: (customType, hook) => {
-			// The first customType converter routes `custom` messages by a map look-up, ahead of every `custom` converter.
-			if (!convertHooks.get("custom")?.taps.some((t) => t.name === CUSTOM_TYPE_DISPATCH)) {
-				hooks.convert
-					.for("custom")
-					.tap(
-						{ name: CUSTOM_TYPE_DISPATCH, stage: Number.NEGATIVE_INFINITY, internal: true } as ConverterTap,
-						(message, ctx) => {
-							const typed = hooks.convertCustom.get((message as CustomMessage).customType);
-							return typed === undefined ? undefined : typed.call(message as CustomMessage, ctx);
-						},
-					);
-			}
-			hook.intercept({
-				register: (tap) =>
-					placeConverter(
-						hook as unknown as ConverterHook,
-						tap as ConverterTap,
-						`customType ${JSON.stringify(customType)}`,
-					),
-			});
+		factory: (customType: string, hook) => {
+			customHooks.set(customType, hook);
+			const slot = `customType ${JSON.stringify(customType)}`;
+			hook.intercept({ register: (tap) => placeConverter(hook.taps, tap, slot) });
 			return hook;
 		},
 	});
@@ -214,36 +193,19 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	hooks.afterConvertAsync.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvertAsync", report) });
 	hooks.error.intercept({ register: (tap) => guardErrorTap(tap) });
 
-	const used = new WeakSet<Plugin>();
-
-	const run = (messages: readonly AgentMessage[]): { output: Message[]; run: ConvertRun } => {
-		if (!Array.isArray(messages)) {
-			report(
-				new InvalidMessageError(
-					`convert expects an array of AgentMessages, got ${describeValue(messages)}. Pass the agent's message history (an array); nothing was converted.`,
-				),
-			);
-			return { output: [], run: new ConvertRun([], strict, report) };
-		}
-		let input: readonly AgentMessage[] = messages;
-		if (hooks.beforeConvert.taps.length > 0) {
-			input = hooks.beforeConvert.call(input, new ConvertRun(input, strict, report)) ?? input;
-		}
-		const ctx = new ConvertRun(input, strict, report);
-		return { output: convertMessages(input, ctx), run: ctx };
-	};
-
-	/** The hot loop: one pass, a Map look-up per message, results appended one by one. */
+	/** The hot loop: one pass, one `Map` look-up per message, results appended one by one. */
 	const convertMessages = (input: readonly AgentMessage[], ctx: ConvertRun): Message[] => {
 		const output: Message[] = [];
+		const dispatchTable = getTable();
 		const length = input.length;
 		for (let i = 0; i < length; i++) {
-			let result: ConverterResult;
 			let message: AgentMessage | undefined;
+			let result: ConverterResult;
 			try {
 				message = input[i] as AgentMessage;
 				ctx.index = i;
-				if (message === null || typeof message !== "object" || typeof message.role !== "string") {
+				const role = message === null || typeof message !== "object" ? undefined : message.role;
+				if (typeof role !== "string") {
 					ctx.report(
 						new InvalidMessageError(
 							`Message ${i} is ${describeValue(message)}, not an AgentMessage with a string role. It was dropped; remove it from the history or fix what wrote it.`,
@@ -252,13 +214,17 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 					);
 					continue;
 				}
-				const hook = convertHooks.get(message.role);
-				result = hook === undefined ? undefined : hook.call(message, ctx);
+				const entry = dispatchTable.get(role);
+				result = entry === undefined ? undefined : dispatch(entry, message, ctx);
 			} catch (cause) {
-				if (strict && cause instanceof ConvertToLlmError) throw cause;
+				if (cause instanceof ConvertToLlmError) {
+					if (ctx.strict) throw cause;
+					ctx.report(cause);
+					continue;
+				}
 				ctx.report(
 					new ConversionError(
-						`Converting message ${i} failed: ${causeText(cause)}. It was dropped; check the message and the plugins that handle its role.`,
+						`Converting message ${i} failed: ${causeText(cause)}. It was dropped; check the message and the converters of its role.`,
 						{ index: i, role: typeof message?.role === "string" ? message.role : undefined, cause },
 					),
 				);
@@ -281,13 +247,12 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 
 	const reportUnhandled = (message: AgentMessage, index: number, ctx: ConvertRun): void => {
 		const role = message.role;
-		const hook = convertHooks.get(role);
-		const names =
-			hook === undefined ? [] : hook.taps.filter((t) => t.name !== CUSTOM_TYPE_DISPATCH).map((t) => `"${t.name}"`);
+		const entry = getTable().get(role);
+		const names = entry === undefined ? [] : entry.list.names.map((name) => `"${name}"`);
 		const text =
 			names.length === 0
-				? `No converter for ${roleText(message)} (message ${index}). It was dropped; register one with registry.register(${JSON.stringify(role)}, converter, { name }) or use a plugin that declares this role.`
-				: `No converter accepted message ${index} (${roleText(message)}): ${names.join(", ")} returned undefined. It was dropped; return null from a converter to drop a message on purpose.`;
+				? `No converter for ${describeRole(message)} (message ${index}). It was dropped; register one with registry.register(${JSON.stringify(role)}, converter, { name }) or use the plugin that declares this role.`
+				: `No converter accepted message ${index} (${describeRole(message)}): ${names.join(", ")} returned undefined. It was dropped; return null from a converter to drop a message on purpose.`;
 		ctx.report(
 			new UnknownRoleError(text, {
 				role,
@@ -297,49 +262,60 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		);
 	};
 
+	/** `beforeConvert`, conversion and the sync `afterConvert`: what both `convert` and `convertAsync` do. */
+	const convertSync = (messages: readonly AgentMessage[]): { output: Message[]; ctx: ConvertRun } => {
+		if (!Array.isArray(messages)) {
+			report(
+				new InvalidMessageError(
+					`convert expects an array of AgentMessages, got ${describeValue(messages)}. Pass the agent's message history (an array); nothing was converted.`,
+				),
+			);
+			return { output: [], ctx: newRun([]) };
+		}
+		let input: readonly AgentMessage[] = messages;
+		if (hooks.beforeConvert.taps.length > 0) input = hooks.beforeConvert.call(input, newRun(input)) ?? input;
+		const ctx = newRun(input);
+		const output = convertMessages(input, ctx);
+		if (hooks.afterConvert.taps.length === 0) return { output, ctx };
+		return { output: hooks.afterConvert.call(output, ctx) ?? output, ctx };
+	};
+
 	const convert = (messages: readonly AgentMessage[]): Message[] => {
 		if (hooks.afterConvertAsync.taps.length > 0) {
 			const names = hooks.afterConvertAsync.taps.map((t) => `"${t.name}"`).join(", ");
 			throw new AsyncHookInSyncConvertError(
-				`convert() cannot run the afterConvertAsync taps ${names}, and skipping them could leak what they remove. ` +
-					"Use registry.convertAsync (e.g. new Agent({ convertToLlm: registry.convertAsync })).",
+				`registry.convert() cannot run the afterConvertAsync taps ${names}, and skipping them could leak what they remove. ` +
+					"Use registry.convertAsync instead (e.g. new Agent({ convertToLlm: registry.convertAsync })).",
 				{ plugin: hooks.afterConvertAsync.taps[0]?.name },
 			);
 		}
-		const { output, run: ctx } = run(messages);
-		return hooks.afterConvert.taps.length > 0 ? (hooks.afterConvert.call(output, ctx) ?? output) : output;
+		return convertSync(messages).output;
 	};
 
 	const convertAsync = async (messages: readonly AgentMessage[]): Promise<Message[]> => {
-		const { output, run: ctx } = run(messages);
-		let result = hooks.afterConvert.taps.length > 0 ? (hooks.afterConvert.call(output, ctx) ?? output) : output;
-		if (hooks.afterConvertAsync.taps.length > 0) {
-			result = (await hooks.afterConvertAsync.promise(result, ctx)) ?? result;
-		}
-		return result;
+		const { output, ctx } = convertSync(messages);
+		if (hooks.afterConvertAsync.taps.length === 0) return output;
+		return (await hooks.afterConvertAsync.promise(output, ctx)) ?? output;
 	};
 
 	const registry: Registry = {
 		hooks,
 		strict,
 		use(plugin: Plugin): Registry {
-			if (
-				plugin === null ||
-				typeof plugin !== "object" ||
-				typeof plugin.name !== "string" ||
-				plugin.name.trim() === ""
-			) {
+			if (plugin === null || typeof plugin !== "object") {
 				throw new InvalidPluginError(
-					`registry.use() was given ${plugin === null || typeof plugin !== "object" ? describeValue(plugin) : "a plugin without a name"}. ` +
-						'A plugin is { name: "my-plugin", apply(registry) { … } }; the name is used in every error and trace.',
+					`registry.use() was given ${describeValue(plugin)}. A plugin is { name: "my-plugin", apply(registry) { … } }.`,
+				);
+			}
+			if (typeof plugin.name !== "string" || plugin.name.trim() === "") {
+				throw new InvalidPluginError(
+					'registry.use() was given a plugin without a name. Give it one, e.g. { name: "my-plugin", apply(registry) { … } }: the name is used in every error and trace.',
 				);
 			}
 			if (typeof plugin.apply !== "function") {
 				throw new InvalidPluginError(
 					`Plugin "${plugin.name}" has no apply(registry) function. Give it one that registers its converters or taps.`,
-					{
-						plugin: plugin.name,
-					},
+					{ plugin: plugin.name },
 				);
 			}
 			if (used.has(plugin)) return registry;
@@ -351,34 +327,41 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			const name = options?.name;
 			if (typeof name !== "string" || name.trim() === "") {
 				throw new InvalidPluginError(
-					`registry.register(${JSON.stringify(role)}, …) needs options.name: the plugin name used in every error and trace, e.g. { name: "my-extension" }.`,
-					{ role: String(role) },
+					`registry.register(${JSON.stringify(role)}, …) needs options.name, the plugin name used in every error and trace, e.g. { name: "my-extension" }.`,
+					{ role: typeof role === "string" ? role : undefined },
 				);
 			}
 			if (typeof role !== "string" || typeof converter !== "function") {
 				throw new InvalidPluginError(
-					`Plugin "${name}" called registry.register with ${describeValue(role)} and ${typeof converter}; it takes a role name and a converter function.`,
+					`Plugin "${name}" called registry.register() with ${describeValue(role)} and a ${typeof converter}; it takes a role name and a converter function.`,
 					{ plugin: name },
 				);
 			}
 			const customType = (options as { customType?: unknown }).customType;
 			const tap = { name, stage: options.stage, override: options.override === true };
-			if (role === "custom" && customType !== undefined) {
-				if (typeof customType !== "string") {
-					throw new InvalidPluginError(`Plugin "${name}" gave a customType that is not a string.`, {
-						plugin: name,
-						role,
-					});
-				}
-				hooks.convertCustom.for(customType).tap(tap, converter as unknown as Converter<"custom">);
+			if (customType === undefined) {
+				hooks.convert.for(role).tap(tap, converter as unknown as ConverterHook["call"]);
+			} else if (role === "custom" && typeof customType === "string") {
+				hooks.convertCustom.for(customType).tap(tap, converter as unknown as CustomConverterHook["call"]);
 			} else {
-				hooks.convert.for(role).tap(tap, converter as (m: AgentMessage, ctx: ConvertContext) => ConverterResult);
+				throw new InvalidPluginError(
+					`Plugin "${name}" gave customType ${describeValue(customType)} for role ${JSON.stringify(role)}; customType is a string and applies to role "custom" only.`,
+					{ plugin: name, role },
+				);
 			}
 			return registry;
 		},
-		roles: () => [...convertHooks].filter(([, hook]) => hook.taps.length > 0).map(([role]) => role),
+		roles: () => [...getTable().keys()],
 		convert,
 		convertAsync,
 	};
+	const used = new WeakSet<Plugin>();
+	internalsOf.set(registry, {
+		hooks,
+		strict,
+		table: getTable,
+		convertMessages,
+		newRun,
+	});
 	return registry;
 }

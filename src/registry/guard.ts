@@ -5,11 +5,15 @@
 import type { Message } from "@mariozechner/pi-ai";
 import { ConversionError, ConvertToLlmError } from "../errors.js";
 
-/** Roles a converter may produce: the three pi-ai `Message` roles. */
+/** The roles a converter may produce: pi-ai's `Message` roles. */
+export function isModelRole(role: unknown): boolean {
+	return role === "user" || role === "assistant" || role === "toolResult";
+}
+
+/** Whether `value` is an object with one of pi-ai's `Message` roles. */
 export function isModelMessage(value: unknown): value is Message {
 	if (value === null || typeof value !== "object") return false;
-	const role = (value as { role?: unknown }).role;
-	return role === "user" || role === "assistant" || role === "toolResult";
+	return isModelRole((value as { role?: unknown }).role);
 }
 
 /** Why a converter result is not a `ConverterResult`, or `undefined` when it is one. */

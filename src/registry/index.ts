@@ -1,4 +1,4 @@
-export { CUSTOM_TYPE_DISPATCH, createRegistry } from "./create-registry.js";
+export { createRegistry } from "./create-registry.js";
 export type {
 	AgentRole,
 	ConvertContext,
