@@ -177,4 +177,71 @@ export interface Registry {
 	readonly convert: (messages: readonly AgentMessage[]) => Message[];
 	/** Like `convert`, then runs `afterConvertAsync`. Lenient registries never reject. */
 	readonly convertAsync: (messages: readonly AgentMessage[]) => Promise<Message[]>;
+	/**
+	 * Converts like `convert` and tells, for each input message, which plugin converted it (or why
+	 * it was dropped) and which outputs it became, and for each post-conversion tap what it changed.
+	 * Never throws on bad input (problems are collected in the result, whatever `strict` says); slower
+	 * than `convert`, which it does not slow down.
+	 * @throws {AsyncHookInSyncConvertError} when `afterConvertAsync` has taps (use `explainAsync`).
+	 */
+	readonly explain: (messages: readonly AgentMessage[]) => Explanation;
+	/** Like `explain`, including the `afterConvertAsync` taps. */
+	readonly explainAsync: (messages: readonly AgentMessage[]) => Promise<Explanation>;
+}
+
+/** Why an input message produced no output. */
+export type DropReason =
+	/** A converter returned `null` or `[]` (e.g. a `!!` bash run, excluded from context). */
+	| "converter"
+	/** No converter for its role, or every converter returned `undefined`. */
+	| "unknown-role"
+	/** Not an AgentMessage (`null`, a number, no string `role`). */
+	| "invalid-message"
+	/** Its converters threw or returned something that is not a `Message`. */
+	| "converter-failed"
+	/** Converted, then removed by a post-conversion tap (`afterConvert` / `afterConvertAsync`). */
+	| "filtered";
+
+/** What became of one input message. */
+export interface MessageExplanation {
+	/** Index in the history given to `explain` (after `beforeConvert`). */
+	index: number;
+	/** Its role, when it has a string one. */
+	role: string | undefined;
+	/** Its `customType`, for `custom` messages. */
+	customType: string | undefined;
+	/** The plugin whose converter decided its fate (produced the output or returned `null`). */
+	plugin: string | undefined;
+	/** Indices in the final output of what it became (empty when dropped). */
+	outputs: number[];
+	/** Set when it produced no output. */
+	dropped: DropReason | undefined;
+	/** The tap that removed its output, when `dropped` is `"filtered"`. */
+	droppedBy: string | undefined;
+	/** Problems reported for it: a converter that failed before the fallback, or why it was dropped. */
+	errors: ConvertToLlmError[];
+}
+
+/** What one post-conversion tap changed. */
+export interface TapExplanation {
+	hook: "afterConvert" | "afterConvertAsync";
+	plugin: string;
+	/** Output indices (as the tap returned them) whose message the tap replaced. */
+	changed: number[];
+	/** How many messages it removed. */
+	removed: number;
+	/** How many messages it added. */
+	added: number;
+}
+
+/** The result of `registry.explain()`: the output, and why it is what it is. */
+export interface Explanation {
+	/** Exactly what `convert` returns for the same input. */
+	output: Message[];
+	/** One entry per input message, in input order. */
+	messages: MessageExplanation[];
+	/** One entry per post-conversion tap, in the order they ran. */
+	taps: TapExplanation[];
+	/** Every problem reported during the run, including those not tied to one message. */
+	errors: ConvertToLlmError[];
 }

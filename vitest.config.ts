@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+	test: {
+		include: ["test/**/*.test.ts"],
+		// Type tests (`expectTypeOf`, `@ts-expect-error`) run beside the runtime tests.
+		typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+		testTimeout: 60_000,
+		hookTimeout: 60_000,
+	},
+});
