@@ -52,8 +52,9 @@ export interface BashExecutionMessage {
  * A message an extension injected (pi's `sendMessage()`).
  *
  * Contract: converted to one `user` message; string content becomes a single text block, array
- * content is passed on as the same array (not copied). `customType` names the extension that owns
- * it; a converter registered with `{ customType }` handles only that type.
+ * content is passed on as the same array (not copied); dropped when `excludeFromContext` is truthy.
+ * `customType` names the extension that owns it; a converter registered with `{ customType }`
+ * handles only that type.
  *
  * @example
  * const note = createCustomMessage("my-ext", "Build is green", true, { runId: 7 }, new Date());
@@ -65,6 +66,12 @@ export interface CustomMessage<T = unknown> {
 	display: boolean;
 	details?: T;
 	timestamp: number;
+	/**
+	 * Shown and stored, but never sent to the model: the built-in `custom` converter drops the message
+	 * when this is truthy. Added by pi after 0.73.1; histories written by 0.73.1 never carry it, so
+	 * the default preset still converts them exactly as 0.73.1 does.
+	 */
+	excludeFromContext?: boolean;
 }
 
 /**

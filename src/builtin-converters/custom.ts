@@ -7,9 +7,11 @@ export const CUSTOM_PLUGIN = "convert-to-llm:custom";
 
 /**
  * pi's conversion of an extension message: a `user` message; string content becomes one text block,
- * array content is passed on as the same array.
+ * array content is passed on as the same array; `null` (dropped) when `excludeFromContext` is truthy
+ * (pi after 0.73.1; 0.73.1 histories never carry the field).
  */
-export function convertCustom(message: CustomMessage): UserMessage {
+export function convertCustom(message: CustomMessage): UserMessage | null {
+	if (message.excludeFromContext) return null;
 	const content =
 		typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
 	return { role: "user", content, timestamp: message.timestamp };
