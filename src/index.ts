@@ -50,8 +50,12 @@ export {
 	type ConverterTapOptions,
 	type CustomRegisterOptions,
 	createRegistry,
+	type DropReason,
+	type Explanation,
 	type HookContext,
+	type MessageExplanation,
 	type MessageOfRole,
+	type MessageSource,
 	type Plugin,
 	type RegisterOptions,
 	type RegisterOptionsFor,
@@ -59,4 +63,5 @@ export {
 	type RegistryHooks,
 	type RegistryOptions,
 	Stage,
+	type TapExplanation,
 } from "./registry/index.js";

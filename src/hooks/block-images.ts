@@ -1,5 +1,5 @@
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
-import { type Plugin, Stage } from "../registry/types.js";
+import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 
 /** Name of the `blockImages` plugin (its tap on `afterConvert`). */
 export const BLOCK_IMAGES_PLUGIN = "convert-to-llm:block-images";
@@ -44,7 +44,7 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 	const isEnabled = typeof enabled === "function" ? enabled : () => enabled;
 	const blockContent = keepUserText ? blockKeepingUserText : blockAsPi;
 
-	const filter = (messages: Message[]): Message[] => {
+	const filter = (messages: Message[], ctx: HookContext): Message[] => {
 		if (!isEnabled()) return messages;
 		// Copy on write: the array is copied only once a message actually changes.
 		let output: Message[] | undefined;
@@ -54,7 +54,9 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 			const content = message.content;
 			if (!Array.isArray(content) || !hasImage(content)) continue;
 			output ??= messages.slice(0, i);
-			output[i] = { ...message, content: blockContent(content, placeholder) } as Message;
+			const blocked = { ...message, content: blockContent(content, placeholder) } as Message;
+			ctx.inheritSource(blocked, message);
+			output[i] = blocked;
 		}
 		if (output === undefined) return messages;
 		// Fill in the messages after the last changed one (and the holes between changes).

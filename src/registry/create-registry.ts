@@ -2,7 +2,6 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook } from "tapable";
 import {
-	AsyncHookInSyncConvertError,
 	ConversionError,
 	ConvertToLlmError,
 	DuplicateConverterError,
@@ -11,15 +10,11 @@ import {
 	UnknownRoleError,
 } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
-import {
-	type ConverterList,
-	type DispatchRun,
-	describeRole,
-	dispatch,
-	type RoleDispatch,
-	toConverterList,
-} from "./dispatch.js";
-import { causeText, describeValue, guardErrorTap, guardWaterfallTap, isModelRole } from "./guard.js";
+import { ConvertRun } from "./convert-run.js";
+import { type ConverterList, describeRole, dispatch, type RoleDispatch, toConverterList } from "./dispatch.js";
+import { explainAsync, explainSync } from "./explain.js";
+import { asyncTapsError, causeText, describeValue, guardErrorTap, guardWaterfallTap, isModelRole } from "./guard.js";
+import { isolateMessage } from "./isolate.js";
 import type {
 	AgentRole,
 	ConvertContext,
@@ -40,34 +35,14 @@ type ConverterTap = ConverterHook["taps"][number] & ConverterTapOptions;
 
 const NO_CONVERTERS: ConverterList = Object.freeze({ names: [], fns: [], modelRole: false });
 
-/**
- * The context of one conversion. One object per `convert` call, its `index` moved along the
- * history, so a conversion allocates nothing per message for it.
- */
-export class ConvertRun implements DispatchRun, HookContext {
-	index = 0;
-	/** Index of the last message a converter failed on, so that the message is reported only once. */
-	failedIndex = -1;
-	constructor(
-		readonly messages: readonly unknown[],
-		readonly strict: boolean,
-		/** Where problems go: `hooks.error` (lenient), a throw (strict), or a trace (`explain`). */
-		readonly report: (error: ConvertToLlmError) => void,
-	) {}
-	get input(): readonly unknown[] {
-		return this.messages;
-	}
-}
-
 /** What `explain` and other in-package views need to see of a registry. */
 export interface RegistryInternals {
 	readonly hooks: RegistryHooks;
 	readonly strict: boolean;
 	/** The dispatch table, built if needed. */
 	table(): ReadonlyMap<string, RoleDispatch>;
-	/** Runs `beforeConvert`, then converts; problems go to `report`. */
+	/** Converts `input` (no hooks run); problems go to `ctx.report`. */
 	convertMessages(input: readonly AgentMessage[], ctx: ConvertRun): Message[];
-	newRun(messages: readonly unknown[], report?: (error: ConvertToLlmError) => void, strict?: boolean): ConvertRun;
 }
 
 const internalsOf = new WeakMap<Registry, RegistryInternals>();
@@ -95,13 +70,19 @@ export function getInternals(registry: Registry): RegistryInternals {
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
 	const strict = options.strict === true;
+	const isolate = options.isolate === true;
+	let trackSources = false;
 
 	const report = (error: ConvertToLlmError): void => {
 		if (strict) throw error;
 		if (hooks.error.taps.length > 0) hooks.error.call(error);
 	};
-	const newRun = (messages: readonly unknown[], sink = report, runStrict = strict) =>
-		new ConvertRun(messages, runStrict, sink);
+	const newRun = (messages: readonly unknown[]) => new ConvertRun(messages, strict, report, trackSources);
+	/** Taps report through the run they are part of, so that `explain` can collect what they report. */
+	const reportFrom = (error: ConvertToLlmError, ctx: unknown): void => {
+		if (ctx instanceof ConvertRun) ctx.report(error);
+		else report(error);
+	};
 
 	const convertHooks = new Map<string, ConverterHook>();
 	const customHooks = new Map<string, CustomConverterHook>();
@@ -188,9 +169,9 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			return hook;
 		},
 	});
-	hooks.beforeConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "beforeConvert", report) });
-	hooks.afterConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvert", report) });
-	hooks.afterConvertAsync.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvertAsync", report) });
+	hooks.beforeConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "beforeConvert", reportFrom) });
+	hooks.afterConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvert", reportFrom) });
+	hooks.afterConvertAsync.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvertAsync", reportFrom) });
 	hooks.error.intercept({ register: (tap) => guardErrorTap(tap) });
 
 	/** The hot loop: one pass, one `Map` look-up per message, results appended one by one. */
@@ -234,15 +215,34 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				if (ctx.failedIndex !== i) reportUnhandled(message, i, ctx);
 				continue;
 			}
-			if (result === null) continue;
-			if (Array.isArray(result)) {
-				const list = result as readonly Message[];
-				for (let j = 0; j < list.length; j++) output.push(list[j] as Message);
-			} else {
-				output.push(result as Message);
+			const from = output.length;
+			if (result !== null) {
+				if (Array.isArray(result)) {
+					const list = result as readonly Message[];
+					for (let j = 0; j < list.length; j++)
+						output.push(isolate ? copyOut(list[j] as Message, ctx) : (list[j] as Message));
+				} else {
+					output.push(isolate ? copyOut(result as Message, ctx) : (result as Message));
+				}
 			}
+			if (ctx.tracking) ctx.record(output, from);
 		}
 		return output;
+	};
+
+	/** `isolate`: a copy sharing nothing with the input; a message that cannot be copied is kept and reported. */
+	const copyOut = (message: Message, ctx: ConvertRun): Message => {
+		try {
+			return isolateMessage(message);
+		} catch (cause) {
+			ctx.report(
+				new ConversionError(
+					`Message ${ctx.index} could not be copied for isolation: ${causeText(cause)}. It was passed on uncopied; keep messages to plain JSON data.`,
+					{ index: ctx.index, role: message.role, plugin: ctx.plugin, cause },
+				),
+			);
+			return message;
+		}
 	};
 
 	const reportUnhandled = (message: AgentMessage, index: number, ctx: ConvertRun): void => {
@@ -281,14 +281,8 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	};
 
 	const convert = (messages: readonly AgentMessage[]): Message[] => {
-		if (hooks.afterConvertAsync.taps.length > 0) {
-			const names = hooks.afterConvertAsync.taps.map((t) => `"${t.name}"`).join(", ");
-			throw new AsyncHookInSyncConvertError(
-				`registry.convert() cannot run the afterConvertAsync taps ${names}, and skipping them could leak what they remove. ` +
-					"Use registry.convertAsync instead (e.g. new Agent({ convertToLlm: registry.convertAsync })).",
-				{ plugin: hooks.afterConvertAsync.taps[0]?.name },
-			);
-		}
+		if (hooks.afterConvertAsync.taps.length > 0)
+			throw asyncTapsError(hooks.afterConvertAsync.taps, "convert", "convertAsync");
 		return convertSync(messages).output;
 	};
 
@@ -298,6 +292,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		return (await hooks.afterConvertAsync.promise(output, ctx)) ?? output;
 	};
 
+	const internals: RegistryInternals = { hooks, strict, table: getTable, convertMessages };
 	const registry: Registry = {
 		hooks,
 		strict,
@@ -351,17 +346,18 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			}
 			return registry;
 		},
+		trackSources(): Registry {
+			trackSources = true;
+			return registry;
+		},
 		roles: () => [...getTable().keys()],
+		explain: (messages) => explainSync(internals, messages),
+		explainAsync: (messages) => explainAsync(internals, messages),
 		convert,
 		convertAsync,
 	};
 	const used = new WeakSet<Plugin>();
-	internalsOf.set(registry, {
-		hooks,
-		strict,
-		table: getTable,
-		convertMessages,
-		newRun,
-	});
+	internalsOf.set(registry, internals);
+
 	return registry;
 }

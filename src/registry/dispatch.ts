@@ -32,6 +32,8 @@ export interface RoleDispatch {
 /** What a dispatch needs of the conversion it is part of. */
 export interface DispatchRun extends ConvertContext {
 	failedIndex: number;
+	/** Set to the name of the converter whose result is returned. */
+	plugin: string;
 	readonly report: (error: ConvertToLlmError) => void;
 }
 
@@ -82,6 +84,7 @@ export function runConverters(list: ConverterList, message: AgentMessage, ctx: D
 				}
 			}
 		}
+		ctx.plugin = list.names[k] as string;
 		return result;
 	}
 	return undefined;

@@ -3,7 +3,7 @@
  * lenient registries report it and carry on without its result, strict ones throw.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import { ConversionError, ConvertToLlmError } from "../errors.js";
+import { AsyncHookInSyncConvertError, ConversionError, ConvertToLlmError } from "../errors.js";
 
 /** The roles a converter may produce: pi-ai's `Message` roles. */
 export function isModelRole(role: unknown): boolean {
@@ -65,8 +65,8 @@ interface TapLike {
 	fn: unknown;
 }
 
-type Fail = (error: ConvertToLlmError) => void;
-type Check = (result: unknown) => string | undefined;
+/** Reports a problem of a tap; `ctx` is the context argument the tap was called with. */
+type Fail = (error: ConvertToLlmError, ctx: unknown) => void;
 
 /**
  * Guards a waterfall tap (`beforeConvert`, `afterConvert`, `afterConvertAsync`): a throw, a rejection
@@ -74,41 +74,41 @@ type Check = (result: unknown) => string | undefined;
  * waterfall goes on with the previous value (tapable keeps it when a tap returns `undefined`).
  */
 export function guardWaterfallTap<T extends TapLike>(tap: T, hookName: string, fail: Fail): T {
-	const { name: plugin, fn } = tap;
-	const check: Check = (result) =>
-		result === undefined || Array.isArray(result) ? undefined : `it returned ${describeValue(result)}, not an array`;
-	const settle = (result: unknown): unknown => {
-		const problem = check(result);
-		if (problem === undefined) return result;
+	const { name: plugin } = tap;
+	const call = tap.fn as (...args: unknown[]) => unknown;
+	// Waterfall taps are called as (messages, ctx[, callback]).
+	const settle = (result: unknown, ctx: unknown): unknown => {
+		if (result === undefined || Array.isArray(result)) return result;
 		fail(
 			new ConversionError(
-				`${hookName} tap "${plugin}" is faulty: ${problem}. Its change was skipped; return an array or undefined.`,
-				{
-					plugin,
-				},
+				`${hookName} tap "${plugin}" is faulty: it returned ${describeValue(result)}, not an array. Its change was skipped; return an array or undefined.`,
+				{ plugin },
 			),
+			ctx,
 		);
 		return undefined;
 	};
-	const failed = (cause: unknown): undefined => {
-		fail(toConversionError(cause, hookName, plugin));
+	const failed = (cause: unknown, ctx: unknown): undefined => {
+		fail(toConversionError(cause, hookName, plugin), ctx);
 		return undefined;
 	};
-	const call = fn as (...args: unknown[]) => unknown;
 	if (tap.type === "sync") {
 		tap.fn = ((...args: unknown[]) => {
 			try {
-				return settle(call(...args));
+				return settle(call(...args), args[1]);
 			} catch (cause) {
-				return failed(cause);
+				return failed(cause, args[1]);
 			}
 		}) as T["fn"];
 	} else if (tap.type === "promise") {
 		tap.fn = ((...args: unknown[]) => {
 			try {
-				return Promise.resolve(call(...args)).then(settle, failed);
+				return Promise.resolve(call(...args)).then(
+					(result) => settle(result, args[1]),
+					(cause) => failed(cause, args[1]),
+				);
 			} catch (cause) {
-				return Promise.resolve().then(() => failed(cause));
+				return Promise.resolve().then(() => failed(cause, args[1]));
 			}
 		}) as T["fn"];
 	} else {
@@ -129,9 +129,11 @@ export function guardWaterfallTap<T extends TapLike>(tap: T, hookName: string, f
 				callback(null, value);
 			};
 			try {
-				call(...args, (error: unknown, result?: unknown) => finish(() => (error ? failed(error) : settle(result))));
+				call(...args, (error: unknown, result?: unknown) =>
+					finish(() => (error ? failed(error, args[1]) : settle(result, args[1]))),
+				);
 			} catch (cause) {
-				finish(() => failed(cause));
+				finish(() => failed(cause, args[1]));
 			}
 		}) as T["fn"];
 	}
@@ -149,4 +151,18 @@ export function guardErrorTap<T extends TapLike>(tap: T): T {
 		}
 	}) as T["fn"];
 	return tap;
+}
+
+/** The error of a sync call (`convert`, `explain`) on a registry whose `afterConvertAsync` has taps. */
+export function asyncTapsError(
+	taps: readonly { readonly name: string }[],
+	method: string,
+	asyncMethod: string,
+): AsyncHookInSyncConvertError {
+	const names = taps.map((t) => `"${t.name}"`).join(", ");
+	return new AsyncHookInSyncConvertError(
+		`registry.${method}() cannot run the afterConvertAsync taps ${names}, and skipping them could leak what they remove. ` +
+			`Use registry.${asyncMethod} instead${method === "convert" ? " (e.g. new Agent({ convertToLlm: registry.convertAsync }))" : ""}.`,
+		{ plugin: taps[0]?.name },
+	);
 }

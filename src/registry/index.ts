@@ -6,13 +6,18 @@ export type {
 	ConverterResult,
 	ConverterTapOptions,
 	CustomRegisterOptions,
+	DropReason,
+	Explanation,
 	HookContext,
+	MessageExplanation,
 	MessageOfRole,
+	MessageSource,
 	Plugin,
 	RegisterOptions,
 	RegisterOptionsFor,
 	Registry,
 	RegistryHooks,
 	RegistryOptions,
+	TapExplanation,
 } from "./types.js";
 export { Stage } from "./types.js";

@@ -87,12 +87,28 @@ export interface CustomRegisterOptions extends RegisterOptions {
 /** The options type for role `R`: `customType` is accepted for `custom` only. */
 export type RegisterOptionsFor<R extends AgentRole> = R extends "custom" ? CustomRegisterOptions : RegisterOptions;
 
+/** Where an output message came from. */
+export interface MessageSource {
+	/** Index of the input message it was converted from. */
+	readonly index: number;
+	/** The plugin whose converter produced it. */
+	readonly plugin: string;
+}
+
 /** What `beforeConvert` and `afterConvert` taps are told besides the value they transform. */
 export interface HookContext {
 	/** The history as given to `convert` (for `afterConvert`: after `beforeConvert`). Never mutate it. */
 	readonly input: readonly unknown[];
 	/** Whether the registry was created with `strict: true`. */
 	readonly strict: boolean;
+	/**
+	 * Where an output message came from, or `undefined` when source tracking is off (see
+	 * {@link Registry.trackSources}) or the message was made after conversion and not linked with
+	 * {@link HookContext.inheritSource}.
+	 */
+	sourceOf(message: Message): MessageSource | undefined;
+	/** Records that `message`, made by a post-conversion tap, stands for `from` (keeps `sourceOf` working). */
+	inheritSource(message: Message, from: Message): void;
 }
 
 /**
@@ -152,6 +168,12 @@ export interface RegistryOptions {
 	 * them on `hooks.error`. Default `false`: pi-agent-core requires `convertToLlm` never to throw.
 	 */
 	strict?: boolean;
+	/**
+	 * Never share objects with the input: every output message, content array and content block is
+	 * a copy (pi's conversion returns the caller's own objects, so a later mutation corrupts the
+	 * stored history). Default `false`, as pi. Costs a copy of the output; see the README's figures.
+	 */
+	isolate?: boolean;
 }
 
 /**
@@ -168,6 +190,12 @@ export interface Registry {
 	use(plugin: Plugin): Registry;
 	/** Registers `converter` for `role`. Chainable. @throws {DuplicateConverterError} @throws {InvalidPluginError} */
 	register<R extends AgentRole>(role: R, converter: Converter<R>, options: RegisterOptionsFor<R>): Registry;
+	/**
+	 * Turns on source tracking for every later conversion, so that post-conversion taps can ask
+	 * `ctx.sourceOf(message)`. Called by plugins that report per input message (such as a lint) in
+	 * their `apply`; costs one map entry per output message, nothing when off. Chainable.
+	 */
+	trackSources(): Registry;
 	/** The roles that have at least one converter. */
 	roles(): string[];
 	/**
