@@ -1,0 +1,82 @@
+/**
+ * Version 1 and 2 session files, brought to version 3 in memory, as pi 0.73.1's
+ * `migrateSessionEntries` does, except that nothing is written back and no parsed object is mutated.
+ */
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./types.js";
+
+/** One parsed line: a JSON object of unknown shape. */
+export type RawEntry = Record<string, unknown>;
+
+/** The migrated entries of a session (headers excluded). */
+export interface MigratedSession {
+	header: SessionHeader;
+	version: number;
+	entries: SessionEntry[];
+}
+
+/**
+ * Migrates `raw` (the header first) to version 3. `lines[i]` is the line of `raw[i]`.
+ *
+ * Version 1 entries have no ids: pi gives them random ones and rewrites the file; here each gets its
+ * line number padded to 8 digits, so `--leaf` can name it and every read gives the same ids.
+ */
+export function migrateEntries(raw: readonly RawEntry[], lines: readonly number[]): MigratedSession {
+	const header = raw[0] as unknown as SessionHeader;
+	// pi reads a missing version as 1 and compares loosely; keep its exact expressions.
+	const version = (header.version ?? 1) as number;
+	const entries: SessionEntry[] = [];
+	if (version >= CURRENT_SESSION_VERSION) {
+		for (let i = 0; i < raw.length; i++) {
+			const entry = raw[i] as RawEntry;
+			if (entry.type !== "session") entries.push(entry as unknown as SessionEntry);
+		}
+		return { header, version, entries };
+	}
+
+	const ids: (string | undefined)[] = [];
+	let previousId: string | null = null;
+	for (let i = 0; i < raw.length; i++) {
+		const source = raw[i] as RawEntry;
+		if (source.type === "session") continue;
+		let entry = source;
+		if (version < 2) {
+			const id = String(lines[i]).padStart(8, "0");
+			ids[i] = id;
+			entry = { ...entry, id, parentId: previousId };
+			previousId = id;
+			if (entry.type === "compaction" && typeof entry.firstKeptEntryIndex === "number") {
+				entry = withFirstKeptEntryId(entry, raw, ids, i);
+			}
+		}
+		if (entry.type === "message") entry = renameHookMessage(entry);
+		entries.push(entry as unknown as SessionEntry);
+	}
+	return { header: { ...header, version: CURRENT_SESSION_VERSION }, version, entries };
+}
+
+/**
+ * v1 → v2: `firstKeptEntryIndex` (an index among the parsed lines, header included) becomes
+ * `firstKeptEntryId`. pi assigns ids in one pass, so an index pointing ahead of the compaction
+ * finds an entry that has no id yet, and pi keeps its old `id` field (usually none).
+ */
+function withFirstKeptEntryId(
+	entry: RawEntry,
+	raw: readonly RawEntry[],
+	ids: readonly (string | undefined)[],
+	at: number,
+): RawEntry {
+	const index = entry.firstKeptEntryIndex as number;
+	const { firstKeptEntryIndex: _dropped, ...rest } = entry;
+	const target = raw[index];
+	if (target !== undefined && target.type !== "session") {
+		rest.firstKeptEntryId = index <= at ? ids[index] : target.id;
+	}
+	return rest;
+}
+
+/** v2 → v3: the role `hookMessage` is now `custom` (same key order, so JSON output is unchanged). */
+function renameHookMessage(entry: RawEntry): RawEntry {
+	const message = entry.message as RawEntry | null | undefined;
+	if (!message || message.role !== "hookMessage") return entry;
+	return { ...entry, message: { ...message, role: "custom" } };
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { buildSessionContext } from "./context.js";
+import { parseSession } from "./parse.js";
+import type { ParsedSession, ParseSessionOptions, SessionContext, SessionContextOptions } from "./types.js";
+
+/** Options of {@link readSession} and {@link readSessionFile}. */
+export interface ReadSessionOptions extends ParseSessionOptions, SessionContextOptions {}
+
+/**
+ * A session read end to end: the parsed file and the context pi would send from the leaf.
+ *
+ * Contract: `problems` lists the skipped lines first, then the problems met on the path.
+ */
+export interface ReadSessionResult extends SessionContext {
+	session: ParsedSession;
+}
+
+/**
+ * Parses the text of a pi session file (any version) and builds the context pi would send.
+ *
+ * @throws {InvalidSessionError} see {@link parseSession} and {@link buildSessionContext}.
+ * @example
+ * const { messages } = readSession(text, { leafId: "a1b2c3d4" });
+ * const model = convertToLlm(messages);
+ */
+export function readSession(text: string, options: ReadSessionOptions = {}): ReadSessionResult {
+	return read(text, options, undefined);
+}
+
+/**
+ * Reads a pi session file and builds the context pi would send. Opens the file read-only: unlike
+ * pi's `SessionManager.open`, it never migrates, rewrites or truncates it.
+ *
+ * @throws {InvalidSessionError} see {@link readSession}; a file that cannot be read throws Node's error.
+ * @example
+ * const { messages, problems } = readSessionFile(join(homedir(), ".pi/agent/sessions/…/session.jsonl"));
+ */
+export function readSessionFile(path: string, options: ReadSessionOptions = {}): ReadSessionResult {
+	return read(readFileSync(path, "utf8"), options, path);
+}
+
+function read(text: string, options: ReadSessionOptions, file: string | undefined): ReadSessionResult {
+	const session = parseSession(text, { strict: options.strict, file });
+	const context = buildSessionContext(session, { leafId: options.leafId, strict: options.strict, file });
+	const problems = session.problems.length === 0 ? context.problems : [...session.problems, ...context.problems];
+	return { ...context, problems, session };
+}
