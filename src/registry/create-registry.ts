@@ -132,7 +132,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	};
 
 	const hooks: RegistryHooks = Object.freeze({
-		beforeConvert: new SyncWaterfallHook<[readonly AgentMessage[], HookContext]>(
+		beforeConvert: new SyncWaterfallHook<[readonly AgentMessage[], HookContext], readonly AgentMessage[] | undefined>(
 			["messages", "ctx"],
 			"beforeConvert",
 		),
@@ -145,8 +145,11 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				new SyncBailHook(["message", "ctx"], `convertCustom ${customType}`),
 			"convertCustom",
 		),
-		afterConvert: new SyncWaterfallHook<[Message[], HookContext]>(["messages", "ctx"], "afterConvert"),
-		afterConvertAsync: new AsyncSeriesWaterfallHook<[Message[], HookContext]>(
+		afterConvert: new SyncWaterfallHook<[Message[], HookContext], Message[] | undefined>(
+			["messages", "ctx"],
+			"afterConvert",
+		),
+		afterConvertAsync: new AsyncSeriesWaterfallHook<[Message[], HookContext], Message[] | undefined>(
 			["messages", "ctx"],
 			"afterConvertAsync",
 		),

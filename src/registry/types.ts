@@ -128,11 +128,14 @@ export interface HookContext {
  * `ConversionError` (strict) with its name as `plugin`.
  */
 export interface RegistryHooks {
-	readonly beforeConvert: SyncWaterfallHook<[readonly AgentMessage[], HookContext]>;
+	readonly beforeConvert: SyncWaterfallHook<
+		[readonly AgentMessage[], HookContext],
+		readonly AgentMessage[] | undefined
+	>;
 	readonly convert: HookMap<SyncBailHook<[AgentMessage, ConvertContext], ConverterResult, ConverterTapOptions>>;
 	readonly convertCustom: HookMap<SyncBailHook<[CustomMessage, ConvertContext], ConverterResult, ConverterTapOptions>>;
-	readonly afterConvert: SyncWaterfallHook<[Message[], HookContext]>;
-	readonly afterConvertAsync: AsyncSeriesWaterfallHook<[Message[], HookContext]>;
+	readonly afterConvert: SyncWaterfallHook<[Message[], HookContext], Message[] | undefined>;
+	readonly afterConvertAsync: AsyncSeriesWaterfallHook<[Message[], HookContext], Message[] | undefined>;
 	readonly error: SyncHook<[ConvertToLlmError]>;
 }
 
