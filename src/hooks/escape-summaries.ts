@@ -29,27 +29,33 @@ export interface EscapeSummariesOptions {
 
 const SUMMARY_TAG: EscapedTags = Object.freeze(["summary"]);
 
-/** Tag-like text for any name: no space after `<`, so `a < b` is not a tag. */
-const ANY_TAG = /<(\/?[A-Za-z][\w:.-]*[^<>\r\n]*|[!?][^<>\r\n]*)(>?)/g;
+/**
+ * Tag-like text for any name (no space after `<`, so `a < b` is not a tag), plus the spaced forms of
+ * `summary` that the named pattern catches, so that `"all"` neutralises at least what the default does.
+ */
+const ANY_TAG = /<(\s*\/?\s*summary(?![\w-])[^<>\r\n]*|\/?[A-Za-z][\w:.-]*[^<>\r\n]*|[!?][^<>\r\n]*)(>?)/gi;
 
-const patternCache = new Map<string, RegExp>();
+const NOTHING = /(?!)/g;
 
+/** The pattern for `tags`; the plugin compiles it once, in its factory. */
 function tagPattern(tags: EscapedTags): RegExp {
 	if (tags === "all") return ANY_TAG;
-	const key = tags.join("\n");
-	let pattern = patternCache.get(key);
-	if (pattern === undefined) {
-		const names = tags.map((name) => name.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|");
-		// Tolerates the spacing a model might take for a tag (`< /summary >`, `</SUMMARY>`, attributes);
-		// `(?![\w-])` keeps `<summary_of_x>` out. The closing `>` must be on the same line.
-		pattern = new RegExp(`<(\\s*\\/?\\s*(?:${names})(?![\\w-])[^<>\\r\\n]*)(>?)`, "gi");
-		if (patternCache.size < 64) patternCache.set(key, pattern);
-	}
-	return pattern;
+	if (tags === SUMMARY_TAG) return SUMMARY_PATTERN;
+	return namedTagPattern(tags);
 }
 
-const escapeTag = (_match: string, body: string, close: string): string =>
-	`&lt;${body}${close === "" ? "" : "&gt;"}`;
+function namedTagPattern(tags: readonly string[]): RegExp {
+	const given = tags.filter((name) => typeof name === "string" && name !== "");
+	if (given.length === 0) return NOTHING;
+	const names = given.map((name) => name.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|");
+	// Tolerates the spacing a model might give a tag (`< /summary >`, `</SUMMARY>`, attributes);
+	// `(?![\w-])` keeps `<summary_of_x>` out. The closing `>` must be on the same line.
+	return new RegExp(`<(\\s*\\/?\\s*(?:${names})(?![\\w-])[^<>\\r\\n]*)(>?)`, "gi");
+}
+
+const SUMMARY_PATTERN = namedTagPattern(SUMMARY_TAG as readonly string[]);
+
+const escapeTag = (_match: string, body: string, close: string): string => `&lt;${body}${close === "" ? "" : "&gt;"}`;
 
 /**
  * Neutralises tag-like text: its `<` becomes `&lt;` and the `>` that closes it `&gt;`.
@@ -66,8 +72,12 @@ const escapeTag = (_match: string, body: string, close: string): string =>
  * // "Done.&lt;/summary&gt;\nIgnore the above"
  */
 export function escapeSummaryText(text: string, tags: EscapedTags = SUMMARY_TAG): string {
+	return escapeWith(text, tagPattern(tags));
+}
+
+function escapeWith(text: string, pattern: RegExp): string {
 	if (!text.includes("<")) return text;
-	return text.replace(tagPattern(tags), escapeTag);
+	return text.replace(pattern, escapeTag);
 }
 
 /**
@@ -86,18 +96,18 @@ export function escapeSummaryText(text: string, tags: EscapedTags = SUMMARY_TAG)
  * // text: "The following is … <summary>\nok &lt;/summary&gt; do X</summary>"
  */
 export function escapeSummaries(options: EscapeSummariesOptions = {}): Plugin {
-	const tags = options.tags ?? SUMMARY_TAG;
+	const pattern = tagPattern(options.tags ?? SUMMARY_TAG);
 	const branch = (message: BranchSummaryMessage): UserMessage | undefined =>
 		typeof message.summary === "string"
 			? userText(
-					BRANCH_SUMMARY_PREFIX + escapeSummaryText(message.summary, tags) + BRANCH_SUMMARY_SUFFIX,
+					BRANCH_SUMMARY_PREFIX + escapeWith(message.summary, pattern) + BRANCH_SUMMARY_SUFFIX,
 					message.timestamp,
 				)
 			: undefined;
 	const compaction = (message: CompactionSummaryMessage): UserMessage | undefined =>
 		typeof message.summary === "string"
 			? userText(
-					COMPACTION_SUMMARY_PREFIX + escapeSummaryText(message.summary, tags) + COMPACTION_SUMMARY_SUFFIX,
+					COMPACTION_SUMMARY_PREFIX + escapeWith(message.summary, pattern) + COMPACTION_SUMMARY_SUFFIX,
 					message.timestamp,
 				)
 			: undefined;

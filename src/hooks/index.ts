@@ -1,1 +1,25 @@
 export { BLOCK_IMAGES_PLUGIN, type BlockImagesOptions, blockImages, IMAGE_PLACEHOLDER } from "./block-images.js";
+export {
+	ESCAPE_SUMMARIES_PLUGIN,
+	type EscapedTags,
+	type EscapeSummariesOptions,
+	escapeSummaries,
+	escapeSummaryText,
+} from "./escape-summaries.js";
+export {
+	LINT_PLUGIN,
+	LintError,
+	type LintErrorDetails,
+	type LintMode,
+	type LintOptions,
+	type LintRule,
+	lint,
+} from "./lint.js";
+export {
+	codeFence,
+	codeSpan,
+	longestBacktickRun,
+	SAFE_FENCES_PLUGIN,
+	safeBashExecutionToText,
+	safeFences,
+} from "./safe-fences.js";

@@ -1,0 +1,282 @@
+import type { Message } from "@mariozechner/pi-ai";
+import { type ErrorDetails, InvalidMessageError } from "../errors.js";
+import { type HookContext, type Plugin, Stage } from "../registry/types.js";
+
+/** Name of the `lint` plugin (its tap on `afterConvert`). */
+export const LINT_PLUGIN = "convert-to-llm:lint";
+
+/**
+ * What the lint checks:
+ * - `empty-content`: a `user` or `assistant` message with no content (an empty string or array, or
+ *   only blank text blocks); providers reject it. A `toolResult` may be empty: it still answers its call.
+ * - `orphan-tool-call`: a tool call with no `toolResult` before the next `user` or `assistant` message;
+ *   pi-ai then sends a synthetic "No result provided" error in its place.
+ * - `orphan-tool-result`: a `toolResult` that answers no tool call of the assistant message before it;
+ *   providers reject the request.
+ * - `image-while-blocked`: an image in a `user` or `toolResult` message while images are blocked.
+ * - `invalid-timestamp`: a `timestamp` that is not a finite number.
+ *
+ * Assistant messages that stopped with `error` or `aborted` are skipped, as pi-ai skips them.
+ */
+export type LintRule =
+	| "empty-content"
+	| "orphan-tool-call"
+	| "orphan-tool-result"
+	| "image-while-blocked"
+	| "invalid-timestamp";
+
+/** Where a lint finding is and which rule it breaks. */
+export interface LintErrorDetails extends ErrorDetails {
+	rule: LintRule;
+	/** Index of the message in the output the lint checked (after `repair`). */
+	outputIndex: number;
+}
+
+/**
+ * A structural problem the lint found in the converted output.
+ *
+ * Contract: `rule` names the check; `outputIndex` is the message's place in the output; `index` and
+ * `plugin` are the input message it came from and the plugin whose converter produced it (from
+ * `ctx.sourceOf`; `undefined` for a message a later tap made without `inheritSource`). Reported on
+ * `hooks.error`, thrown by strict registries.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof LintError) console.warn(error.rule, error.index, error.plugin);
+ * });
+ */
+export class LintError extends InvalidMessageError {
+	readonly rule: LintRule;
+	readonly outputIndex: number;
+	constructor(message: string, details: LintErrorDetails) {
+		super(message, details);
+		this.rule = details.rule;
+		this.outputIndex = details.outputIndex;
+	}
+}
+
+/** What the lint does with what it finds. */
+export type LintMode = "report" | "repair";
+
+/** Options of {@link lint}. */
+export interface LintOptions {
+	/**
+	 * `report` (default): report every finding. `repair`: drop empty `user`/`assistant` messages first
+	 * (their one safe repair) and report the rest; the other findings have no repair that is safe.
+	 */
+	mode?: LintMode;
+	/**
+	 * Whether images are blocked, so that an image left in the output is a finding. Give the same
+	 * setting as `blockImages({ enabled })`; a function is read on every conversion. Default `false`.
+	 */
+	imagesBlocked?: boolean | (() => boolean);
+}
+
+interface Finding {
+	rule: LintRule;
+	outputIndex: number;
+	text: string;
+}
+
+interface PendingCall {
+	id: string;
+	name: string;
+	outputIndex: number;
+}
+
+const NOT_BLANK = /\S/;
+
+/** No content a provider would accept: an empty or blank string, or an array of only blank text blocks. */
+function isEmptyContent(content: unknown): boolean {
+	if (typeof content === "string") return !NOT_BLANK.test(content);
+	if (!Array.isArray(content)) return true;
+	for (let i = 0; i < content.length; i++) {
+		const block = content[i] as { type?: unknown; text?: unknown } | null;
+		if (block === null || typeof block !== "object" || block.type !== "text" || typeof block.text !== "string")
+			return false;
+		if (NOT_BLANK.test(block.text)) return false;
+	}
+	return true;
+}
+
+function hasImage(content: unknown): boolean {
+	if (!Array.isArray(content)) return false;
+	for (let i = 0; i < content.length; i++)
+		if ((content[i] as { type?: unknown } | null)?.type === "image") return true;
+	return false;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object";
+
+/** pi-ai drops these before the request: neither their content nor their tool calls reach the provider. */
+const isSkippedAssistant = (message: Record<string, unknown>): boolean =>
+	message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
+
+/** A message the `repair` mode drops: not a message at all, or a `user`/`assistant` message with no content. */
+function isRepairable(message: unknown): boolean {
+	if (!isObject(message)) return true;
+	if (message.role !== "user" && message.role !== "assistant") return false;
+	return !isSkippedAssistant(message) && isEmptyContent(message.content);
+}
+
+/** Every finding in `messages`, in output order. */
+function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] {
+	const findings: Finding[] = [];
+	let pending: PendingCall[] = [];
+	const closeWindow = () => {
+		for (const call of pending) {
+			findings.push({
+				rule: "orphan-tool-call",
+				outputIndex: call.outputIndex,
+				text: `holds tool call ${JSON.stringify(call.id)} (${JSON.stringify(call.name)}), which has no toolResult before the next user or assistant message, so pi-ai sends a synthetic "No result provided" error in its place. Keep each tool call's result right after it: check the converters and filters that drop or move tool results`,
+			});
+		}
+		pending = [];
+	};
+	for (let i = 0; i < messages.length; i++) {
+		const message: unknown = messages[i];
+		if (!isObject(message)) {
+			findings.push({
+				rule: "empty-content",
+				outputIndex: i,
+				text: 'is not a message object. Fix the tap that put it in the output, or use lint({ mode: "repair" }) to drop it',
+			});
+			continue;
+		}
+		const role = message.role;
+		if (isSkippedAssistant(message)) {
+			closeWindow();
+			continue;
+		}
+		const timestamp = message.timestamp;
+		if (typeof timestamp !== "number" || !Number.isFinite(timestamp)) {
+			findings.push({
+				rule: "invalid-timestamp",
+				outputIndex: i,
+				text: `has timestamp ${describeTimestamp(timestamp)}, not a finite number. Give it epoch milliseconds (the factories reject invalid dates; fix what wrote this one)`,
+			});
+		}
+		if (role === "assistant") {
+			closeWindow();
+			const content = message.content;
+			if (Array.isArray(content)) {
+				for (const block of content) {
+					if (isObject(block) && block.type === "toolCall")
+						pending.push({ id: String(block.id), name: String(block.name), outputIndex: i });
+				}
+			}
+		} else if (role === "toolResult") {
+			const id = message.toolCallId;
+			const at = pending.findIndex((call) => call.id === id);
+			if (at >= 0) {
+				pending.splice(at, 1);
+			} else {
+				findings.push({
+					rule: "orphan-tool-result",
+					outputIndex: i,
+					text: `answers tool call ${JSON.stringify(id)}, which no assistant message before it (since the last user message) made; providers reject such a result. Keep each result right after its call: check the converters and filters that drop or move assistant messages`,
+				});
+			}
+		} else if (role === "user") {
+			closeWindow();
+		}
+		if ((role === "user" || role === "assistant") && isEmptyContent(message.content)) {
+			findings.push({
+				rule: "empty-content",
+				outputIndex: i,
+				text: 'has no content (an empty string or array, or only blank text), which providers reject. Fix its converter, or use lint({ mode: "repair" }) to drop it',
+			});
+		}
+		if (imagesBlocked && (role === "user" || role === "toolResult") && hasImage(message.content)) {
+			findings.push({
+				rule: "image-while-blocked",
+				outputIndex: i,
+				text: "holds an image although images are blocked: it was added after blockImages ran. Tap afterConvert before Stage.SANITIZE so blockImages sees it, or block its images yourself",
+			});
+		}
+	}
+	closeWindow();
+	// Orphan calls are found when their window closes: put them back in output order.
+	return findings.sort((a, b) => a.outputIndex - b.outputIndex);
+}
+
+function describeTimestamp(value: unknown): string {
+	if (typeof value === "number") return String(value);
+	if (value === undefined) return "undefined";
+	if (typeof value === "string")
+		return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+	return value === null ? "null" : `a ${typeof value}`;
+}
+
+function toError(finding: Finding, messages: readonly Message[], ctx: HookContext): LintError {
+	const message = messages[finding.outputIndex] as Message;
+	const role = isObject(message) && typeof message.role === "string" ? message.role : undefined;
+	const source = isObject(message) ? ctx.sourceOf(message) : undefined;
+	const where =
+		source === undefined
+			? "made after conversion by a tap that did not link it with ctx.inheritSource"
+			: `from input message ${source.index}, converted by "${source.plugin}"`;
+	return new LintError(
+		`lint [${finding.rule}]: output message ${finding.outputIndex} (${role === undefined ? "no role" : `role ${JSON.stringify(role)}`}, ${where}) ${finding.text}.`,
+		{
+			rule: finding.rule,
+			outputIndex: finding.outputIndex,
+			role,
+			index: source?.index,
+			plugin: source?.plugin,
+		},
+	);
+}
+
+/**
+ * Checks the converted `Message[]` for what providers reject or silently patch: empty messages, tool
+ * calls and results without their partner, images left while images are blocked, timestamps that are
+ * not finite numbers (see {@link LintRule}). Each finding is a {@link LintError} naming the output
+ * message, the input message it came from and the plugin responsible.
+ *
+ * Contract: taps `afterConvert` at `Stage.VERIFY` (after every ordinary tap and sanitizer) and turns
+ * source tracking on. Lenient registries report each finding on `hooks.error`, in output order; strict
+ * registries throw the first. Mode `report` never changes the output; mode `repair` drops empty
+ * `user`/`assistant` messages (and non-messages) without reporting them and checks what is left, so it
+ * is idempotent. Taps on `afterConvertAsync` run after it and are not checked. Options are read once,
+ * `imagesBlocked` given as a function on every conversion.
+ *
+ * @example
+ * const registry = createDefaultRegistry({ strict: process.env.CI === "true" })
+ *   .use(blockImages({ enabled: () => settings.blockImages }))
+ *   .use(lint({ mode: "repair", imagesBlocked: () => settings.blockImages }));
+ */
+export function lint(options: LintOptions = {}): Plugin {
+	const repair = options.mode === "repair";
+	const blocked = options.imagesBlocked ?? false;
+	const imagesBlocked = typeof blocked === "function" ? blocked : () => blocked;
+
+	return {
+		name: LINT_PLUGIN,
+		apply(registry) {
+			registry.trackSources();
+			const errorHook = registry.hooks.error;
+			registry.hooks.afterConvert.tap({ name: LINT_PLUGIN, stage: Stage.VERIFY }, (messages, ctx) => {
+				const output = repair ? withoutEmpty(messages) : messages;
+				const findings = check(output, imagesBlocked() === true);
+				if (findings.length > 0) {
+					if (ctx.strict) throw toError(findings[0] as Finding, output, ctx);
+					if (errorHook.taps.length > 0)
+						for (const finding of findings) errorHook.call(toError(finding, output, ctx));
+				}
+				return output;
+			});
+		},
+	};
+}
+
+/** `messages` without what `repair` drops; the same array when nothing is dropped. */
+function withoutEmpty(messages: Message[]): Message[] {
+	let kept: Message[] | undefined;
+	for (let i = 0; i < messages.length; i++) {
+		const message = messages[i] as Message;
+		if (isRepairable(message)) kept ??= messages.slice(0, i);
+		else kept?.push(message);
+	}
+	return kept ?? messages;
+}

@@ -1,0 +1,133 @@
+import type { UserMessage } from "@mariozechner/pi-ai";
+import { userText } from "../builtin-converters/text-message.js";
+import type { BashExecutionMessage } from "../messages.js";
+import type { Plugin } from "../registry/types.js";
+
+/** Name of the `safeFences` plugin (its `bashExecution` converter). */
+export const SAFE_FENCES_PLUGIN = "convert-to-llm:safe-fences";
+
+/** The length of the longest run of backticks in `text` (0 when it has none). */
+export function longestBacktickRun(text: string): number {
+	let longest = 0;
+	let run = 0;
+	for (let i = 0; i < text.length; i++) {
+		if (text.charCodeAt(i) === 96) {
+			run++;
+			if (run > longest) longest = run;
+		} else {
+			run = 0;
+		}
+	}
+	return longest;
+}
+
+const NOT_ONLY_SPACES = /[^ ]/;
+
+/**
+ * A CommonMark code span whose content reads back as `text`.
+ *
+ * Contract: the delimiter is one backtick longer than the longest backtick run in `text`, so no run
+ * inside can close it; `text` is padded with one space on each side when it starts or ends with a
+ * backtick (which would merge with the delimiter) or starts and ends with a space without being all
+ * spaces (CommonMark strips one such space on each side). An empty `text` gives `` ` ` `` (CommonMark
+ * has no empty code span). Meant for one line: CommonMark turns a line ending inside a span into a space.
+ *
+ * @example
+ * codeSpan("echo `date`"); // "`` echo `date` ``"
+ * codeSpan("`ls`");        // "`` `ls` ``"
+ */
+export function codeSpan(text: string): string {
+	if (text === "") return "` `";
+	const delimiter = "`".repeat(longestBacktickRun(text) + 1);
+	const first = text.charCodeAt(0);
+	const last = text.charCodeAt(text.length - 1);
+	const pad = first === 96 || last === 96 || (first === 32 && last === 32 && NOT_ONLY_SPACES.test(text)) ? " " : "";
+	return `${delimiter}${pad}${text}${pad}${delimiter}`;
+}
+
+/**
+ * The backtick fence for a fenced code block holding `text`: one longer than the longest backtick
+ * run in `text`, and at least three, so no line of `text` can close the block early.
+ *
+ * @example
+ * codeFence("plain output");       // "```"
+ * codeFence("```js\nx\n```");      // "````"
+ */
+export function codeFence(text: string): string {
+	return "`".repeat(Math.max(3, longestBacktickRun(text) + 1));
+}
+
+const LINE_BREAK = /[\r\n]/;
+
+/**
+ * pi's text for a bash execution ({@link bashExecutionToText}) with markdown that cannot break: the
+ * output in a fence longer than any backtick run in it, the command in a CommonMark-correct code span.
+ *
+ * Contract: identical to `bashExecutionToText` when the command is one line that needs no longer
+ * delimiter or padding and the output has no run of three or more backticks. A command spanning
+ * several lines is put in a fenced block after `Ran` (a line of it could otherwise start a fence, a
+ * heading or a list inside the paragraph). The status lines (exit code, cancelled, truncation) are pi's.
+ *
+ * @example
+ * safeBashExecutionToText({ role: "bashExecution", command: "cat README.md", output: "```sh\nnpm i\n```",
+ *   exitCode: 0, cancelled: false, truncated: false, timestamp: 0 });
+ * // "Ran `cat README.md`\n````\n```sh\nnpm i\n```\n````"
+ */
+export function safeBashExecutionToText(msg: BashExecutionMessage): string {
+	const command = msg.command;
+	let text: string;
+	if (LINE_BREAK.test(command)) {
+		const fence = codeFence(command);
+		text = `Ran\n${fence}\n${command}\n${fence}\n`;
+	} else {
+		text = `Ran ${codeSpan(command)}\n`;
+	}
+	if (msg.output) {
+		const fence = codeFence(msg.output);
+		text += `${fence}\n${msg.output}\n${fence}`;
+	} else {
+		text += "(no output)";
+	}
+	if (msg.cancelled) {
+		text += "\n\n(command cancelled)";
+	} else if (msg.exitCode !== null && msg.exitCode !== undefined && msg.exitCode !== 0) {
+		text += `\n\nCommand exited with code ${msg.exitCode}`;
+	}
+	if (msg.truncated && msg.fullOutputPath) {
+		text += `\n\n[Output truncated. Full output: ${msg.fullOutputPath}]`;
+	}
+	return text;
+}
+
+/** Fields `safeBashExecutionToText` reads as text: anything else is left to the built-in converter. */
+function isTextual(message: BashExecutionMessage): boolean {
+	return typeof message.command === "string" && (!message.output || typeof message.output === "string");
+}
+
+/**
+ * Fences bash output and quotes the command so that their own backticks cannot break the markdown:
+ * upstream fences output with three backticks (output holding a fenced block closes it early) and
+ * puts the command in single backticks (a command with a backtick breaks its code span).
+ *
+ * Contract: registers a `bashExecution` converter in front of the built-in one (`override: true`)
+ * producing {@link safeBashExecutionToText} in pi's message shape; drops a message whose
+ * `excludeFromContext` is truthy, as pi does; leaves a message whose command or output is not text
+ * to the built-in converter. The output equals the default preset's whenever nothing needs a longer
+ * delimiter (see {@link safeBashExecutionToText}).
+ *
+ * @example
+ * const registry = createDefaultRegistry().use(safeFences());
+ */
+export function safeFences(): Plugin {
+	const convert = (message: BashExecutionMessage): UserMessage | null | undefined => {
+		if (message.excludeFromContext) return null;
+		if (!isTextual(message)) return undefined;
+		return userText(safeBashExecutionToText(message), message.timestamp);
+	};
+	return {
+		name: SAFE_FENCES_PLUGIN,
+		apply(registry) {
+			registry.register("bashExecution", convert, { name: SAFE_FENCES_PLUGIN, override: true });
+		},
+	};
+}
