@@ -77,6 +77,6 @@ function withFirstKeptEntryId(
 /** v2 → v3: the role `hookMessage` is now `custom` (same key order, so JSON output is unchanged). */
 function renameHookMessage(entry: RawEntry): RawEntry {
 	const message = entry.message as RawEntry | null | undefined;
-	if (!message || message.role !== "hookMessage") return entry;
+	if (message?.role !== "hookMessage") return entry;
 	return { ...entry, message: { ...message, role: "custom" } };
 }
