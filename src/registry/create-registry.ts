@@ -286,13 +286,40 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	const convert = (messages: readonly AgentMessage[]): Message[] => {
 		if (hooks.afterConvertAsync.taps.length > 0)
 			throw asyncTapsError(hooks.afterConvertAsync.taps, "convert", "convertAsync");
-		return convertSync(messages).output;
+		try {
+			return convertSync(messages).output;
+		} catch (cause) {
+			return unexpected(cause);
+		}
 	};
 
 	const convertAsync = async (messages: readonly AgentMessage[]): Promise<Message[]> => {
-		const { output, ctx } = convertSync(messages);
-		if (hooks.afterConvertAsync.taps.length === 0) return output;
-		return (await hooks.afterConvertAsync.promise(output, ctx)) ?? output;
+		try {
+			const { output, ctx } = convertSync(messages);
+			if (hooks.afterConvertAsync.taps.length === 0) return output;
+			return (await hooks.afterConvertAsync.promise(output, ctx)) ?? output;
+		} catch (cause) {
+			return unexpected(cause);
+		}
+	};
+
+	/**
+	 * The last line of "never throws" in lenient mode: something no guard foresaw (an input whose
+	 * `length` getter throws, say). Strict registries throw it; lenient ones report it and return [].
+	 */
+	const unexpected = (cause: unknown): Message[] => {
+		if (cause instanceof ConvertToLlmError) {
+			if (strict) throw cause;
+			report(cause);
+			return [];
+		}
+		report(
+			new ConversionError(
+				`Conversion failed unexpectedly: ${causeText(cause)}. Nothing was converted; check the history given to convert.`,
+				{ cause },
+			),
+		);
+		return [];
 	};
 
 	const internals: RegistryInternals = { hooks, strict, table: getTable, convertMessages };
