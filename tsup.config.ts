@@ -7,9 +7,22 @@ export default defineConfig({
 		index: "src/index.ts",
 		preset: "src/preset.ts",
 		hooks: "src/hooks/index.ts",
+		session: "src/session/index.ts",
+		// The `convert-to-llm` bin: its source starts with a `#!/usr/bin/env node` line, which esbuild
+		// keeps (and tsup then makes the file executable). Built with the library so that it shares
+		// its chunks: a plugin loaded with --plugin and the CLI then use the same error classes.
+		cli: "src/cli/bin.ts",
 	},
 	format: ["esm", "cjs"],
-	dts: true,
+	// The bin has no API: no declaration files for it.
+	dts: {
+		entry: {
+			index: "src/index.ts",
+			preset: "src/preset.ts",
+			hooks: "src/hooks/index.ts",
+			session: "src/session/index.ts",
+		},
+	},
 	splitting: true,
 	sourcemap: true,
 	clean: true,

@@ -4,7 +4,10 @@ import { parseSession } from "./parse.js";
 import type { ParsedSession, ParseSessionOptions, SessionContext, SessionContextOptions } from "./types.js";
 
 /** Options of {@link readSession} and {@link readSessionFile}. */
-export interface ReadSessionOptions extends ParseSessionOptions, SessionContextOptions {}
+export interface ReadSessionOptions extends ParseSessionOptions, SessionContextOptions {
+	/** The name of the file, used in problems and errors. `readSessionFile` sets it to the path. */
+	file?: string;
+}
 
 /**
  * A session read end to end: the parsed file and the context pi would send from the leaf.
@@ -24,7 +27,7 @@ export interface ReadSessionResult extends SessionContext {
  * const model = convertToLlm(messages);
  */
 export function readSession(text: string, options: ReadSessionOptions = {}): ReadSessionResult {
-	return read(text, options, undefined);
+	return read(text, options, options.file);
 }
 
 /**
@@ -36,7 +39,7 @@ export function readSession(text: string, options: ReadSessionOptions = {}): Rea
  * const { messages, problems } = readSessionFile(join(homedir(), ".pi/agent/sessions/…/session.jsonl"));
  */
 export function readSessionFile(path: string, options: ReadSessionOptions = {}): ReadSessionResult {
-	return read(readFileSync(path, "utf8"), options, path);
+	return read(readFileSync(path, "utf8"), options, options.file ?? path);
 }
 
 function read(text: string, options: ReadSessionOptions, file: string | undefined): ReadSessionResult {

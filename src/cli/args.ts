@@ -1,0 +1,103 @@
+import { parseArgs } from "node:util";
+import { CliError } from "./cli-error.js";
+
+/** The parsed command line. */
+export interface CliOptions {
+	/** The input file, or `-` for standard input; `undefined` with `--help` / `--version`. */
+	input: string | undefined;
+	json: boolean;
+	blockImages: boolean;
+	plugins: string[];
+	leaf: string | undefined;
+	explain: boolean;
+	strict: boolean;
+	help: boolean;
+	version: boolean;
+}
+
+export const USAGE = "convert-to-llm [options] <file | ->";
+
+/** The text of `--help`. */
+export const HELP = `convert-to-llm: see exactly what the model sees of a pi agent history.
+
+Usage: ${USAGE}
+
+The input is detected: a pi session file (.jsonl, format version 1, 2 or 3; read, never
+written), a JSON array of AgentMessages, or JSONL of AgentMessages. "-" reads standard input.
+It is converted with pi's default conversion plus your plugins, and the Message[] the model
+receives is shown.
+
+Options:
+  --json              print exactly the Message[] as JSON, nothing else (with --explain:
+                      the explanation as JSON)
+  --block-images      replace images as pi's blockImages setting does
+  --plugin <module>   use the plugins a module exports (default export, or a named "plugin"
+                      or "plugins" export: a plugin or a list of plugins); repeatable;
+                      relative paths start from the current directory
+  --leaf <entryId>    the context as it was at another entry of the session tree
+  --explain           for each history message, the plugin that converted it or why it was
+                      dropped, and what it became; what each post-conversion hook changed
+  --strict            treat every problem (a skipped line, an unknown role, a failing
+                      converter) as an error
+  -h, --help          show this help
+  --version           print the version
+
+Exit status: 0 converted; 1 a problem under --strict; 2 bad input or usage.
+Colour: on a terminal only; NO_COLOR turns it off, FORCE_COLOR on.
+
+Examples:
+  convert-to-llm ~/.pi/agent/sessions/--home-me-app--/2025-01-31T12-00-00-000Z_0193….jsonl
+  convert-to-llm --plugin ./my-extension.mjs --explain session.jsonl
+  convert-to-llm --json --block-images session.jsonl | jq '.[-1]'
+`;
+
+/** Parses `argv` (without `node` and the script). Bad usage throws a {@link CliError} (exit 2). */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+	let parsed: ReturnType<typeof parse>;
+	try {
+		parsed = parse(argv);
+	} catch (error) {
+		const text = error instanceof Error ? error.message.split("\n")[0] : String(error);
+		throw new CliError(`${text} Run convert-to-llm --help for the options.`);
+	}
+	const { values, positionals } = parsed;
+	const options: CliOptions = {
+		input: positionals[0],
+		json: values.json === true,
+		blockImages: values["block-images"] === true,
+		plugins: values.plugin ?? [],
+		leaf: values.leaf,
+		explain: values.explain === true,
+		strict: values.strict === true,
+		help: values.help === true,
+		version: values.version === true,
+	};
+	if (options.help || options.version) return options;
+	if (positionals.length === 0) {
+		throw new CliError(`no input given. Usage: ${USAGE} (run convert-to-llm --help for more).`);
+	}
+	if (positionals.length > 1) {
+		throw new CliError(
+			`one input at a time, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(", ")}. Usage: ${USAGE}`,
+		);
+	}
+	if (options.leaf === "") throw new CliError('--leaf needs an entry id (the "id" of a session line).');
+	return options;
+}
+
+const parse = (argv: readonly string[]) =>
+	parseArgs({
+		args: [...argv],
+		allowPositionals: true,
+		strict: true,
+		options: {
+			json: { type: "boolean" },
+			"block-images": { type: "boolean" },
+			plugin: { type: "string", multiple: true },
+			leaf: { type: "string" },
+			explain: { type: "boolean" },
+			strict: { type: "boolean" },
+			help: { type: "boolean", short: "h" },
+			version: { type: "boolean" },
+		},
+	});

@@ -1,0 +1,116 @@
+/**
+ * The `--explain` view of `registry.explain()`: for each history message, the plugin that converted
+ * it (or why it was dropped) and the outputs it became; then what each post-conversion tap changed.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { ConvertToLlmError } from "../errors.js";
+import type { Explanation, MessageExplanation, TapExplanation } from "../registry/types.js";
+import { type Style, sanitize } from "./style.js";
+
+/** The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`. */
+export function renderExplanation(
+	explanation: Explanation,
+	input: readonly AgentMessage[],
+	entryIds: readonly string[] | undefined,
+	style: Style,
+): string[] {
+	const out: string[] = [style.bold("── Why: each history message, and what it became")];
+	// A beforeConvert tap may have changed the history: then indices no longer match the entries.
+	const ids = entryIds !== undefined && entryIds.length === explanation.messages.length ? entryIds : undefined;
+	const labels = explanation.messages.map(roleText);
+	const width = Math.min(24, Math.max(4, ...labels.map((label) => label.length)));
+	const indexWidth = String(Math.max(0, explanation.messages.length - 1)).length;
+	for (const item of explanation.messages) {
+		const index = `[${String(item.index).padStart(indexWidth)}]`;
+		const entry = ids === undefined ? "" : `${style.dim(`entry ${ids[item.index] ?? "?"}`)}  `;
+		const label = (labels[item.index] ?? "").padEnd(width);
+		out.push(`   ${index} ${label}  ${entry}${fate(item, input[item.index], style)}`);
+		for (const error of item.errors) {
+			if (item.dropped === undefined || error !== item.errors.at(-1)) {
+				out.push(`   ${" ".repeat(indexWidth + 2)} ${style.dim(`↳ ${oneLine(error.message)}`)}`);
+			}
+		}
+	}
+	if (explanation.messages.length === 0) out.push(style.dim("   (no history messages)"));
+	if (explanation.taps.length > 0) {
+		out.push(style.bold("── Post-conversion hooks, in the order they ran"));
+		for (const tap of explanation.taps) out.push(`   ${tapText(tap, style)}`);
+	}
+	const loose = unattached(explanation);
+	if (loose.length > 0) {
+		out.push(style.bold("── Other problems"));
+		for (const error of loose) out.push(`   ${style.red(oneLine(error.message))}`);
+	}
+	return out;
+}
+
+function roleText(item: MessageExplanation): string {
+	if (item.role === undefined) return "(no role)";
+	return sanitize(item.customType === undefined ? item.role : `${item.role}:${item.customType}`);
+}
+
+/** What became of one message, in words. */
+function fate(item: MessageExplanation, message: AgentMessage | undefined, style: Style): string {
+	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${item.plugin}`;
+	if (item.dropped === undefined) {
+		const outputs = item.outputs.map((i) => `#${i}`).join(", ");
+		return `${style.green("→")} ${outputs}${by}`;
+	}
+	const last = item.errors.at(-1);
+	const why = last === undefined ? "" : `: ${oneLine(last.message)}`;
+	switch (item.dropped) {
+		case "converter": {
+			const excluded = isExcluded(message);
+			if (excluded !== undefined) return `${style.yellow("dropped")}, ${excluded}${by}`;
+			return `${style.yellow("dropped")}${by} (its converter returned null)`;
+		}
+		case "unknown-role":
+			return `${style.red("dropped")}${why === "" ? ", no converter for its role" : why}`;
+		case "invalid-message":
+			return `${style.red("dropped")}, not an AgentMessage${why}`;
+		case "converter-failed":
+			return `${style.red("dropped")}, its converter failed${why}`;
+		case "filtered":
+			return `${style.yellow("dropped")}, removed after conversion by ${item.droppedBy ?? "a post-conversion hook"}`;
+		default:
+			return `${style.yellow("dropped")} (${String(item.dropped)})${by}`;
+	}
+}
+
+function isExcluded(message: AgentMessage | undefined): string | undefined {
+	if (message === null || typeof message !== "object") return undefined;
+	if (!(message as { excludeFromContext?: unknown }).excludeFromContext) return undefined;
+	return message.role === "bashExecution" ? "excluded from context (a !! command)" : "excluded from context";
+}
+
+function tapText(tap: TapExplanation, style: Style): string {
+	const changes: string[] = [];
+	if (tap.changed.length > 0) changes.push(`replaced ${tap.changed.map((i) => `#${i}`).join(", ")}`);
+	if (tap.removed > 0) changes.push(`removed ${tap.removed}`);
+	if (tap.added > 0) changes.push(`added ${tap.added}`);
+	const what = changes.length === 0 ? style.dim("changed nothing") : changes.join(", ");
+	return `${tap.hook} ${tap.plugin}: ${what}`;
+}
+
+/** Problems not tied to one message (a failing post-conversion tap, say). */
+function unattached(explanation: Explanation): ConvertToLlmError[] {
+	const attached = new Set<ConvertToLlmError>();
+	for (const item of explanation.messages) for (const error of item.errors) attached.add(error);
+	return explanation.errors.filter((error) => !attached.has(error));
+}
+
+const oneLine = (text: string): string => sanitize(text.replace(/\s*\n\s*/g, " "));
+
+/** The explanation as JSON: errors become plain objects with their name, code, message and fields. */
+export function explanationToJson(explanation: Explanation): string {
+	return JSON.stringify(
+		explanation,
+		(_key, value: unknown) => (value instanceof Error ? errorToJson(value) : value),
+		2,
+	);
+}
+
+function errorToJson(error: Error): Record<string, unknown> {
+	const { code, role, customType, index, plugin } = error as Partial<ConvertToLlmError>;
+	return { name: error.name, code, message: error.message, role, customType, index, plugin };
+}

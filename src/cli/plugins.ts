@@ -1,0 +1,99 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Plugin } from "../registry/types.js";
+import { CliError } from "./cli-error.js";
+
+/** The plugins one `--plugin` module gave. */
+export interface LoadedPlugins {
+	/** The module as given on the command line. */
+	spec: string;
+	plugins: Plugin[];
+}
+
+const SHAPE =
+	'a plugin { name, apply(registry) } or a list of them as its default export (or as a named "plugin" or "plugins" export)';
+
+/**
+ * Imports each module and takes its plugins. A path (starting with `.` or `/`, or naming an existing
+ * file) resolves from `cwd`; anything else is a package name, resolved from `cwd` too.
+ */
+export async function loadPlugins(specs: readonly string[], cwd: string): Promise<LoadedPlugins[]> {
+	const loaded: LoadedPlugins[] = [];
+	for (const spec of specs) loaded.push({ spec, plugins: pluginsOf(await importModule(spec, cwd), spec) });
+	return loaded;
+}
+
+async function importModule(spec: string, cwd: string): Promise<Record<string, unknown>> {
+	const url = resolveSpec(spec, cwd);
+	try {
+		return (await import(url)) as Record<string, unknown>;
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(spec)) {
+			throw new CliError(
+				`cannot load plugin module "${spec}": Node does not run TypeScript as is. Compile it to JavaScript, or run the CLI with a TypeScript loader: node --import tsx node_modules/convert-to-llm/dist/cli.js …`,
+			);
+		}
+		if (code === "ERR_MODULE_NOT_FOUND" && url.startsWith("file:") && !existsSync(new URL(url))) {
+			throw new CliError(
+				`cannot load plugin module "${spec}": no such file (looked for ${resolve(cwd, spec)}). Check the path; relative paths start from the current directory.`,
+			);
+		}
+		throw new CliError(
+			`cannot load plugin module "${spec}": ${firstLine(error)}. Fix the module (or install its dependencies), or leave out --plugin ${spec}.`,
+		);
+	}
+}
+
+function resolveSpec(spec: string, cwd: string): string {
+	const path = resolve(cwd, spec);
+	if (spec.startsWith(".") || isAbsolute(spec) || existsSync(path)) return pathToFileURL(path).href;
+	try {
+		// A package name: resolve it from the current directory, not from where the CLI is installed.
+		return pathToFileURL(createRequire(join(cwd, "noop.js")).resolve(spec)).href;
+	} catch {
+		return spec;
+	}
+}
+
+function pluginsOf(namespace: Record<string, unknown>, spec: string): Plugin[] {
+	const exported = namespace.default;
+	// A CommonJS module's `module.exports` is the default export: look inside it too.
+	const inner = isRecord(exported) && !isPlugin(exported) ? exported : undefined;
+	const candidates: [string, unknown][] = [
+		["default export", exported],
+		['"plugin" export', namespace.plugin ?? inner?.plugin],
+		['"plugins" export', namespace.plugins ?? inner?.plugins],
+	];
+	for (const [what, value] of candidates) {
+		if (isPlugin(value)) return [value];
+		if (Array.isArray(value)) return checkList(value, `${what} of plugin module "${spec}"`);
+	}
+	const hint =
+		typeof exported === "function"
+			? " Its default export is a function: export the plugin it makes instead (export default myPlugin())."
+			: "";
+	throw new CliError(`plugin module "${spec}" exports no plugin: give it ${SHAPE}.${hint}`);
+}
+
+function checkList(list: readonly unknown[], where: string): Plugin[] {
+	if (list.length === 0) throw new CliError(`the ${where} is an empty list: put at least one plugin in it.`);
+	list.forEach((item, i) => {
+		if (!isPlugin(item)) {
+			throw new CliError(
+				`item ${i} of the ${where} is not a plugin: each item needs a string "name" and an apply(registry) function.`,
+			);
+		}
+	});
+	return list as Plugin[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object";
+
+const isPlugin = (value: unknown): value is Plugin =>
+	isRecord(value) && typeof value.name === "string" && value.name.trim() !== "" && typeof value.apply === "function";
+
+const firstLine = (error: unknown): string =>
+	(error instanceof Error ? error.message : String(error)).split("\n")[0]?.replace(/\.$/, "") ?? "unknown error";
