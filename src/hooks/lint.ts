@@ -79,8 +79,8 @@ interface Finding {
 }
 
 interface PendingCall {
-	id: string;
-	name: string;
+	id: unknown;
+	name: unknown;
 	outputIndex: number;
 }
 
@@ -128,7 +128,7 @@ function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] 
 			findings.push({
 				rule: "orphan-tool-call",
 				outputIndex: call.outputIndex,
-				text: `holds tool call ${JSON.stringify(call.id)} (${JSON.stringify(call.name)}), which has no toolResult before the next user or assistant message, so pi-ai sends a synthetic "No result provided" error in its place. Keep each tool call's result right after it: check the converters and filters that drop or move tool results`,
+				text: `holds tool call ${describeValue(call.id)} (${describeValue(call.name)}), which has no toolResult before the next user or assistant message, so pi-ai sends a synthetic "No result provided" error in its place. Keep each tool call's result right after it: check the converters and filters that drop or move tool results`,
 			});
 		}
 		pending = [];
@@ -153,7 +153,7 @@ function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] 
 			findings.push({
 				rule: "invalid-timestamp",
 				outputIndex: i,
-				text: `has timestamp ${describeTimestamp(timestamp)}, not a finite number. Give it epoch milliseconds (the factories reject invalid dates; fix what wrote this one)`,
+				text: `has timestamp ${describeValue(timestamp)}, not a finite number. Give it epoch milliseconds (the factories reject invalid dates; fix what wrote this one)`,
 			});
 		}
 		if (role === "assistant") {
@@ -162,7 +162,7 @@ function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] 
 			if (Array.isArray(content)) {
 				for (const block of content) {
 					if (isObject(block) && block.type === "toolCall")
-						pending.push({ id: String(block.id), name: String(block.name), outputIndex: i });
+						pending.push({ id: block.id, name: block.name, outputIndex: i });
 				}
 			}
 		} else if (role === "toolResult") {
@@ -174,7 +174,7 @@ function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] 
 				findings.push({
 					rule: "orphan-tool-result",
 					outputIndex: i,
-					text: `answers tool call ${JSON.stringify(id)}, which no assistant message before it (since the last user message) made; providers reject such a result. Keep each result right after its call: check the converters and filters that drop or move assistant messages`,
+					text: `answers tool call ${describeValue(id)}, which no assistant message before it (since the last user message) made; providers reject such a result. Keep each result right after its call: check the converters and filters that drop or move assistant messages`,
 				});
 			}
 		} else if (role === "user") {
@@ -200,12 +200,12 @@ function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] 
 	return findings.sort((a, b) => a.outputIndex - b.outputIndex);
 }
 
-function describeTimestamp(value: unknown): string {
-	if (typeof value === "number") return String(value);
-	if (value === undefined) return "undefined";
-	if (typeof value === "string")
-		return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
-	return value === null ? "null" : `a ${typeof value}`;
+/** A short description of any value for a finding; never throws (ids and timestamps can be anything). */
+function describeValue(value: unknown): string {
+	if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+	if (typeof value === "number" || typeof value === "boolean" || value === undefined || value === null)
+		return String(value);
+	return `a ${typeof value}`;
 }
 
 function toError(finding: Finding, messages: readonly Message[], ctx: HookContext): LintError {
