@@ -25,6 +25,11 @@ export class ConvertRun implements DispatchRun, HookContext {
 		/** Where problems go: `hooks.error` (lenient), a throw (strict), or a trace (`explain`). */
 		readonly report: (error: ConvertToLlmError) => void,
 		trackSources: boolean,
+		/**
+		 * Whether anyone will see a report (strict, `hooks.error` taps, `explain`). A lenient run that
+		 * nobody listens to skips building error objects: a million `null` entries stay cheap.
+		 */
+		readonly listening: boolean,
 	) {
 		this.sources = trackSources ? new Map() : undefined;
 		this.tracking = trackSources;

@@ -13,7 +13,15 @@ import type { CustomMessage } from "../messages.js";
 import { ConvertRun } from "./convert-run.js";
 import { type ConverterList, describeRole, dispatch, type RoleDispatch, toConverterList } from "./dispatch.js";
 import { explainAsync, explainSync } from "./explain.js";
-import { asyncTapsError, causeText, describeValue, guardErrorTap, guardWaterfallTap, isModelRole } from "./guard.js";
+import {
+	asyncTapsError,
+	causeText,
+	describeValue,
+	guardErrorTap,
+	guardWaterfallTap,
+	isModelMessage,
+	isModelRole,
+} from "./guard.js";
 import { isolateMessage } from "./isolate.js";
 import type {
 	AgentRole,
@@ -77,7 +85,8 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		if (strict) throw error;
 		if (hooks.error.taps.length > 0) hooks.error.call(error);
 	};
-	const newRun = (messages: readonly unknown[]) => new ConvertRun(messages, strict, report, trackSources);
+	const newRun = (messages: readonly unknown[]) =>
+		new ConvertRun(messages, strict, report, trackSources, strict || hooks.error.taps.length > 0);
 	/** Taps report through the run they are part of, so that `explain` can collect what they report. */
 	const reportFrom = (error: ConvertToLlmError, ctx: unknown): void => {
 		if (ctx instanceof ConvertRun) ctx.report(error);
@@ -112,19 +121,26 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	};
 
 	/** One converter per slot unless `override`; an override goes in front of what it overrides. */
-	const placeConverter = (taps: readonly ConverterTap[], tap: ConverterTap, slot: string): ConverterTap => {
+	const placeConverter = (
+		taps: readonly ConverterTap[],
+		tap: ConverterTap,
+		slot: string,
+		where: { role: string; customType?: string },
+	): ConverterTap => {
 		if (taps.length > 0) {
 			if (!tap.override) {
 				throw new DuplicateConverterError(
 					`Plugin "${tap.name}" registers a converter for ${slot}, which plugin "${taps[0]?.name}" already converts. ` +
 						"Pass { override: true } to run it first with the existing one as its fallback, or register it for another role.",
-					{ plugin: tap.name },
+					{ plugin: tap.name, ...where },
 				);
 			}
+			// An override always runs ahead of the converter(s) it overrides; among overrides, a lower
+			// stage runs first (equal stages: the later one first). tapable's `before` takes a list at
+			// runtime and places the tap ahead of each named one.
 			const stage = tap.stage ?? 0;
-			// tapable's `before` takes a list at runtime: the tap is placed ahead of each named one.
 			(tap as { before?: string | string[] }).before = taps
-				.filter((t) => (t.stage ?? 0) >= stage)
+				.filter((t) => t.override !== true || (t.stage ?? 0) >= stage)
 				.map((t) => t.name);
 		}
 		table = undefined;
@@ -160,7 +176,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		factory: (role: string, hook) => {
 			convertHooks.set(role, hook);
 			const slot = `role ${JSON.stringify(role)}`;
-			hook.intercept({ register: (tap) => placeConverter(hook.taps, tap, slot) });
+			hook.intercept({ register: (tap) => placeConverter(hook.taps, tap, slot, { role }) });
 			return hook;
 		},
 	});
@@ -168,13 +184,19 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		factory: (customType: string, hook) => {
 			customHooks.set(customType, hook);
 			const slot = `customType ${JSON.stringify(customType)}`;
-			hook.intercept({ register: (tap) => placeConverter(hook.taps, tap, slot) });
+			hook.intercept({
+				register: (tap) => placeConverter(hook.taps, tap, slot, { role: "custom", customType }),
+			});
 			return hook;
 		},
 	});
 	hooks.beforeConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "beforeConvert", reportFrom) });
-	hooks.afterConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvert", reportFrom) });
-	hooks.afterConvertAsync.intercept({ register: (tap) => guardWaterfallTap(tap, "afterConvertAsync", reportFrom) });
+	hooks.afterConvert.intercept({
+		register: (tap) => guardWaterfallTap(tap, "afterConvert", reportFrom, isModelMessage),
+	});
+	hooks.afterConvertAsync.intercept({
+		register: (tap) => guardWaterfallTap(tap, "afterConvertAsync", reportFrom, isModelMessage),
+	});
 	hooks.error.intercept({ register: (tap) => guardErrorTap(tap) });
 
 	/** The hot loop: one pass, one `Map` look-up per message, results appended one by one. */
@@ -183,23 +205,23 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		const dispatchTable = getTable();
 		const length = input.length;
 		for (let i = 0; i < length; i++) {
-			let message: AgentMessage | undefined;
+			// One surprising entry (a throwing getter, a bigint customType) costs only itself, never the context.
+			let role: unknown;
 			let result: ConverterResult;
 			try {
-				message = input[i] as AgentMessage;
+				const message = input[i] as AgentMessage;
 				ctx.index = i;
-				const role = message === null || typeof message !== "object" ? undefined : message.role;
+				role = message === null || typeof message !== "object" ? undefined : message.role;
 				if (typeof role !== "string") {
-					ctx.report(
-						new InvalidMessageError(
-							`Message ${i} is ${describeValue(message)}, not an AgentMessage with a string role. It was dropped; remove it from the history or fix what wrote it.`,
-							{ index: i },
-						),
-					);
+					if (ctx.listening) ctx.report(invalidMessage(message, i));
 					continue;
 				}
 				const entry = dispatchTable.get(role);
 				result = entry === undefined ? undefined : dispatch(entry, message, ctx);
+				if (result === undefined) {
+					if (ctx.failedIndex !== i && ctx.listening) ctx.report(unhandled(message, i));
+					continue;
+				}
 			} catch (cause) {
 				if (cause instanceof ConvertToLlmError) {
 					if (ctx.strict) throw cause;
@@ -209,13 +231,9 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				ctx.report(
 					new ConversionError(
 						`Converting message ${i} failed: ${causeText(cause)}. It was dropped; check the message and the converters of its role.`,
-						{ index: i, role: typeof message?.role === "string" ? message.role : undefined, cause },
+						{ index: i, role: typeof role === "string" ? role : undefined, cause },
 					),
 				);
-				continue;
-			}
-			if (result === undefined) {
-				if (ctx.failedIndex !== i) reportUnhandled(message, i, ctx);
 				continue;
 			}
 			const from = output.length;
@@ -248,7 +266,13 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		}
 	};
 
-	const reportUnhandled = (message: AgentMessage, index: number, ctx: ConvertRun): void => {
+	const invalidMessage = (message: unknown, index: number): InvalidMessageError =>
+		new InvalidMessageError(
+			`Message ${index} is ${describeValue(message)}, not an AgentMessage with a string role. It was dropped; remove it from the history or fix what wrote it.`,
+			{ index },
+		);
+
+	const unhandled = (message: AgentMessage, index: number): UnknownRoleError => {
 		const role = message.role;
 		const entry = getTable().get(role);
 		const names = entry === undefined ? [] : entry.list.names.map((name) => `"${name}"`);
@@ -256,13 +280,12 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			names.length === 0
 				? `No converter for ${describeRole(message)} (message ${index}). It was dropped; register one with registry.register(${JSON.stringify(role)}, converter, { name }) or use the plugin that declares this role.`
 				: `No converter accepted message ${index} (${describeRole(message)}): ${names.join(", ")} returned undefined. It was dropped; return null from a converter to drop a message on purpose.`;
-		ctx.report(
-			new UnknownRoleError(text, {
-				role,
-				customType: role === "custom" ? (message as CustomMessage).customType : undefined,
-				index,
-			}),
-		);
+		const customType = role === "custom" ? (message as CustomMessage).customType : undefined;
+		return new UnknownRoleError(text, {
+			role,
+			customType: typeof customType === "string" ? customType : undefined,
+			index,
+		});
 	};
 
 	/** `beforeConvert`, conversion and the sync `afterConvert`: what both `convert` and `convertAsync` do. */
@@ -344,8 +367,16 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				);
 			}
 			if (used.has(plugin)) return registry;
+			try {
+				plugin.apply(registry);
+			} catch (cause) {
+				if (cause instanceof ConvertToLlmError) throw cause;
+				throw new InvalidPluginError(
+					`Plugin "${plugin.name}" threw from apply(): ${causeText(cause)}. It may be partly applied; fix the plugin and use it on a new registry.`,
+					{ plugin: plugin.name, cause },
+				);
+			}
 			used.add(plugin);
-			plugin.apply(registry);
 			return registry;
 		},
 		register<R extends AgentRole>(role: R, converter: Converter<R>, options: RegisterOptionsFor<R>): Registry {

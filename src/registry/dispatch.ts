@@ -9,7 +9,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { ConversionError, ConvertToLlmError } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
-import { causeText, describeBadResult, isModelRole } from "./guard.js";
+import { causeText, describeBadResult, isModelRole, quote } from "./guard.js";
 import type { ConvertContext, ConverterResult } from "./types.js";
 
 /** A converter as stored in a tap. */
@@ -31,6 +31,8 @@ export interface RoleDispatch {
 
 /** What a dispatch needs of the conversion it is part of. */
 export interface DispatchRun extends ConvertContext {
+	/** Whether reports are seen by anyone; when not, no error object is built. */
+	readonly listening: boolean;
 	failedIndex: number;
 	/** Set to the name of the converter whose result is returned. */
 	plugin: string;
@@ -105,19 +107,26 @@ export function dispatch(entry: RoleDispatch, message: AgentMessage, ctx: Dispat
 /** `role "x"`, or `role "custom", customType "y"`: how errors name a message. */
 export function describeRole(message: unknown): string {
 	const role = (message as { role?: unknown } | null)?.role;
-	if (role !== "custom") return `role ${JSON.stringify(role)}`;
-	return `role "custom", customType ${JSON.stringify((message as CustomMessage).customType)}`;
+	if (role !== "custom") return `role ${quote(role)}`;
+	return `role "custom", customType ${quote((message as CustomMessage).customType)}`;
+}
+
+/** The `customType` of a custom message, when it is a string. */
+export function customTypeOf(message: AgentMessage): string | undefined {
+	const customType = message.role === "custom" ? (message as CustomMessage).customType : undefined;
+	return typeof customType === "string" ? customType : undefined;
 }
 
 function converterFailed(plugin: string, message: AgentMessage, ctx: DispatchRun, text: string, cause?: unknown): void {
 	ctx.failedIndex = ctx.index;
+	if (!ctx.listening) return;
 	ctx.report(
 		new ConversionError(
 			`Converter "${plugin}" failed on message ${ctx.index} (${describeRole(message)}): ${text}. ` +
 				"The next converter for the role was used, or the message was dropped if there was none; fix or remove the plugin.",
 			{
 				role: message.role,
-				customType: message.role === "custom" ? (message as CustomMessage).customType : undefined,
+				customType: customTypeOf(message),
 				index: ctx.index,
 				plugin,
 				cause,

@@ -20,7 +20,7 @@ class ExplainRun extends ConvertRun {
 	readonly removedBy = new Map<number, string>();
 
 	constructor(messages: readonly unknown[], errors: ConvertToLlmError[]) {
-		super(messages, false, (error) => errors.push(error), true);
+		super(messages, false, (error) => errors.push(error), true, true);
 	}
 
 	override record(outputs: readonly Message[], from: number): void {

@@ -33,7 +33,12 @@ export function describeValue(value: unknown): string {
 	if (value === null) return "null";
 	if (Array.isArray(value)) return `an array of ${value.length}`;
 	if (typeof value === "object") {
-		const role = (value as { role?: unknown }).role;
+		let role: unknown;
+		try {
+			role = (value as { role?: unknown }).role;
+		} catch {
+			return "an object whose role cannot be read";
+		}
 		return typeof role === "string"
 			? `a message with role ${JSON.stringify(role)}`
 			: "an object without a string role";
@@ -41,6 +46,11 @@ export function describeValue(value: unknown): string {
 	if (typeof value === "string")
 		return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
 	return `${typeof value} ${String(value)}`;
+}
+
+/** A string in quotes, anything else described: safe for any value (bigints, symbols, cycles). */
+export function quote(value: unknown): string {
+	return typeof value === "string" ? JSON.stringify(value) : describeValue(value);
 }
 
 /** The message of an unknown thrown value, for use inside our own error messages. */
@@ -73,15 +83,31 @@ type Fail = (error: ConvertToLlmError, ctx: unknown) => void;
  * or a result that is not an array is reported through `fail` (which throws in strict mode), and the
  * waterfall goes on with the previous value (tapable keeps it when a tap returns `undefined`).
  */
-export function guardWaterfallTap<T extends TapLike>(tap: T, hookName: string, fail: Fail): T {
+export function guardWaterfallTap<T extends TapLike>(
+	tap: T,
+	hookName: string,
+	fail: Fail,
+	isItem?: (value: unknown) => boolean,
+): T {
 	const { name: plugin } = tap;
 	const call = tap.fn as (...args: unknown[]) => unknown;
+	const problemOf = (result: unknown): string | undefined => {
+		if (result === undefined) return undefined;
+		if (!Array.isArray(result)) return `it returned ${describeValue(result)}, not an array`;
+		if (isItem === undefined) return undefined;
+		for (let i = 0; i < result.length; i++) {
+			if (!isItem(result[i]))
+				return `item ${i} of what it returned is ${describeValue(result[i])}, not a pi-ai Message`;
+		}
+		return undefined;
+	};
 	// Waterfall taps are called as (messages, ctx[, callback]).
 	const settle = (result: unknown, ctx: unknown): unknown => {
-		if (result === undefined || Array.isArray(result)) return result;
+		const problem = problemOf(result);
+		if (problem === undefined) return result;
 		fail(
 			new ConversionError(
-				`${hookName} tap "${plugin}" is faulty: it returned ${describeValue(result)}, not an array. Its change was skipped; return an array or undefined.`,
+				`${hookName} tap "${plugin}" is faulty: ${problem}. Its change was skipped; return an array of messages or undefined.`,
 				{ plugin },
 			),
 			ctx,
