@@ -1,27 +1,19 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
-import { AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook } from "tapable";
+import type { SyncBailHook } from "tapable";
 import {
 	ConversionError,
 	ConvertToLlmError,
-	DuplicateConverterError,
 	InvalidMessageError,
 	InvalidPluginError,
 	UnknownRoleError,
 } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
 import { ConvertRun } from "./convert-run.js";
-import { type ConverterList, describeRole, dispatch, type RoleDispatch, toConverterList } from "./dispatch.js";
+import { describeRole, dispatch, type RoleDispatch } from "./dispatch.js";
 import { explainAsync, explainSync } from "./explain.js";
-import {
-	asyncTapsError,
-	causeText,
-	describeValue,
-	guardErrorTap,
-	guardWaterfallTap,
-	isModelMessage,
-	isModelRole,
-} from "./guard.js";
+import { asyncTapsError, causeText, describeValue } from "./guard.js";
+import { createHooks } from "./hooks.js";
 import { isolateMessage } from "./isolate.js";
 import type {
 	AgentRole,
@@ -29,7 +21,6 @@ import type {
 	Converter,
 	ConverterResult,
 	ConverterTapOptions,
-	HookContext,
 	Plugin,
 	RegisterOptionsFor,
 	Registry,
@@ -39,9 +30,6 @@ import type {
 
 type ConverterHook = SyncBailHook<[AgentMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
 type CustomConverterHook = SyncBailHook<[CustomMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
-type ConverterTap = ConverterHook["taps"][number] & ConverterTapOptions;
-
-const NO_CONVERTERS: ConverterList = Object.freeze({ names: [], fns: [], modelRole: false });
 
 /** What `explain` and other in-package views need to see of a registry. */
 export interface RegistryInternals {
@@ -93,111 +81,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		else report(error);
 	};
 
-	const convertHooks = new Map<string, ConverterHook>();
-	const customHooks = new Map<string, CustomConverterHook>();
-	/** The compiled dispatch table: `undefined` once a converter is tapped, rebuilt by the next conversion. */
-	let table: Map<string, RoleDispatch> | undefined;
-
-	const buildTable = (): Map<string, RoleDispatch> => {
-		const byCustomType = new Map<string, ConverterList>();
-		for (const [customType, hook] of customHooks) {
-			const list = toConverterList(hook, false);
-			if (list !== undefined) byCustomType.set(customType, list);
-		}
-		const typed = byCustomType.size > 0 ? byCustomType : undefined;
-		const built = new Map<string, RoleDispatch>();
-		for (const [role, hook] of convertHooks) {
-			const list = toConverterList(hook, isModelRole(role));
-			if (list !== undefined) built.set(role, { list, byCustomType: role === "custom" ? typed : undefined });
-		}
-		if (typed !== undefined && !built.has("custom"))
-			built.set("custom", { list: NO_CONVERTERS, byCustomType: typed });
-		return built;
-	};
-
-	const getTable = (): Map<string, RoleDispatch> => {
-		if (table === undefined) table = buildTable();
-		return table;
-	};
-
-	/** One converter per slot unless `override`; an override goes in front of what it overrides. */
-	const placeConverter = (
-		taps: readonly ConverterTap[],
-		tap: ConverterTap,
-		slot: string,
-		where: { role: string; customType?: string },
-	): ConverterTap => {
-		if (taps.length > 0) {
-			if (!tap.override) {
-				throw new DuplicateConverterError(
-					`Plugin "${tap.name}" registers a converter for ${slot}, which plugin "${taps[0]?.name}" already converts. ` +
-						"Pass { override: true } to run it first with the existing one as its fallback, or register it for another role.",
-					{ plugin: tap.name, ...where },
-				);
-			}
-			// An override always runs ahead of the converter(s) it overrides; among overrides, a lower
-			// stage runs first (equal stages: the later one first). tapable's `before` takes a list at
-			// runtime and places the tap ahead of each named one.
-			const stage = tap.stage ?? 0;
-			(tap as { before?: string | string[] }).before = taps
-				.filter((t) => t.override !== true || (t.stage ?? 0) >= stage)
-				.map((t) => t.name);
-		}
-		table = undefined;
-		return tap;
-	};
-
-	const hooks: RegistryHooks = Object.freeze({
-		beforeConvert: new SyncWaterfallHook<[readonly AgentMessage[], HookContext], readonly AgentMessage[] | undefined>(
-			["messages", "ctx"],
-			"beforeConvert",
-		),
-		convert: new HookMap(
-			(role: string): ConverterHook => new SyncBailHook(["message", "ctx"], `convert ${role}`),
-			"convert",
-		),
-		convertCustom: new HookMap(
-			(customType: string): CustomConverterHook =>
-				new SyncBailHook(["message", "ctx"], `convertCustom ${customType}`),
-			"convertCustom",
-		),
-		afterConvert: new SyncWaterfallHook<[Message[], HookContext], Message[] | undefined>(
-			["messages", "ctx"],
-			"afterConvert",
-		),
-		afterConvertAsync: new AsyncSeriesWaterfallHook<[Message[], HookContext], Message[] | undefined>(
-			["messages", "ctx"],
-			"afterConvertAsync",
-		),
-		error: new SyncHook<[ConvertToLlmError]>(["error"], "error"),
-	});
-
-	hooks.convert.intercept({
-		factory: (role: string, hook) => {
-			convertHooks.set(role, hook);
-			const slot = `role ${JSON.stringify(role)}`;
-			hook.intercept({ register: (tap) => placeConverter(hook.taps, tap, slot, { role }) });
-			return hook;
-		},
-	});
-	hooks.convertCustom.intercept({
-		factory: (customType: string, hook) => {
-			customHooks.set(customType, hook);
-			const slot = `customType ${JSON.stringify(customType)}`;
-			hook.intercept({
-				register: (tap) => placeConverter(hook.taps, tap, slot, { role: "custom", customType }),
-			});
-			return hook;
-		},
-	});
-	hooks.beforeConvert.intercept({ register: (tap) => guardWaterfallTap(tap, "beforeConvert", reportFrom) });
-	hooks.afterConvert.intercept({
-		register: (tap) => guardWaterfallTap(tap, "afterConvert", reportFrom, isModelMessage),
-	});
-	hooks.afterConvertAsync.intercept({
-		register: (tap) => guardWaterfallTap(tap, "afterConvertAsync", reportFrom, isModelMessage),
-	});
-	hooks.error.intercept({ register: (tap) => guardErrorTap(tap) });
+	const { hooks, table: getTable } = createHooks(reportFrom);
 
 	/** The hot loop: one pass, one `Map` look-up per message, results appended one by one. */
 	const convertMessages = (input: readonly AgentMessage[], ctx: ConvertRun): Message[] => {
