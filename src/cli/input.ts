@@ -64,17 +64,33 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		if (source.leaf !== undefined) throw leafNeedsSession(name, "an AgentMessage");
 		return { kind: "json", name, messages: [whole as unknown as AgentMessage], problems: [] };
 	}
-	if (first === undefined) {
-		throw new CliError(`${quote(name)} is not JSON (no line of it parses). ${WHAT_TO_PASS}`);
-	}
-	if (isObject(first.value) && typeof first.value.type === "string" && "parentId" in first.value) {
+	if (
+		first !== undefined &&
+		isObject(first.value) &&
+		typeof first.value.type === "string" &&
+		"parentId" in first.value
+	) {
 		throw new CliError(
 			`${quote(name)} has session entries but no session header (line ${first.line} is a "${first.value.type}" entry, expected {"type":"session",…} first). Pass the whole session file as pi wrote it.`,
 		);
 	}
+	if (whole !== NOT_JSON) {
+		throw new CliError(
+			`${quote(name)} is JSON but neither a pi session nor AgentMessages (it is ${describe(whole)}). ${WHAT_TO_PASS}`,
+		);
+	}
+	if (first === undefined) {
+		throw new CliError(`${quote(name)} is not JSON (no line of it parses). ${WHAT_TO_PASS}`);
+	}
 	throw new CliError(
-		`${quote(name)} is JSON but neither a pi session nor AgentMessages (line ${first.line} has no "role" and is not a session header). ${WHAT_TO_PASS}`,
+		`${quote(name)} is JSONL but neither a pi session nor AgentMessages (line ${first.line} has no "role" and is not a session header). ${WHAT_TO_PASS}`,
 	);
+}
+
+function describe(value: unknown): string {
+	if (value === null) return "null";
+	if (isObject(value)) return `an object without a "role"`;
+	return `a ${typeof value}`;
 }
 
 function readText(spec: string, cwd: string): string {
