@@ -1,0 +1,318 @@
+/**
+ * The package as it ships: the built dist/ imported by name from ESM and CJS consumers, the d.ts
+ * bundle with its pi-agent-core augmentation, and publint / attw on the packed tarball.
+ */
+import { type SpawnOptions, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upstreamConvertToLlm } from "./support/upstream.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DIST = join(ROOT, "dist");
+const CONSUMERS = join(ROOT, "test/fixtures/consumers");
+const BIN = join(ROOT, "node_modules/.bin");
+/** Held while one test process checks and rebuilds dist/, so two test files never build at once. */
+const BUILD_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-build.lock");
+
+interface RunResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+function run(command: string, args: readonly string[], options: SpawnOptions = {}): Promise<RunResult> {
+	return new Promise((resolve) => {
+		const child = spawn(command, args, { cwd: ROOT, ...options, stdio: ["ignore", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
+		child.stdout?.on("data", (chunk: Buffer) => {
+			stdout += chunk.toString();
+		});
+		child.stderr?.on("data", (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		child.on("error", (error) => resolve({ code: -1, stdout, stderr: `${stderr}${error.message}` }));
+		child.on("close", (code) => resolve({ code, stdout, stderr }));
+	});
+}
+
+const output = (result: RunResult): string => `exit ${result.code}\n${result.stdout}\n${result.stderr}`;
+
+/** Every file package.json points at (exports, bin): what a build must have produced. */
+function shippedTargets(): string[] {
+	const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: unknown; bin?: unknown };
+	const targets: string[] = [];
+	const collect = (value: unknown): void => {
+		if (typeof value === "string") {
+			if (value.startsWith("./dist/")) targets.push(join(ROOT, value));
+		} else if (value !== null && typeof value === "object") {
+			for (const inner of Object.values(value)) collect(inner);
+		}
+	};
+	collect(pkg.exports);
+	collect(pkg.bin);
+	return targets;
+}
+
+function newestMtime(path: string): number {
+	const stat = statSync(path);
+	if (!stat.isDirectory()) return stat.mtimeMs;
+	let newest = stat.mtimeMs;
+	for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+	return newest;
+}
+
+/** dist/ has every shipped file, none older than the sources and build configuration. */
+function isDistFresh(): boolean {
+	const targets = shippedTargets();
+	if (targets.length === 0 || !targets.every((target) => existsSync(target))) return false;
+	const oldestBuilt = Math.min(...targets.map((target) => statSync(target).mtimeMs));
+	const newestSource = Math.max(
+		newestMtime(join(ROOT, "src")),
+		newestMtime(join(ROOT, "package.json")),
+		newestMtime(join(ROOT, "tsup.config.ts")),
+	);
+	return oldestBuilt >= newestSource;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function withBuildLock(fn: () => Promise<void>): Promise<void> {
+	mkdirSync(dirname(BUILD_LOCK), { recursive: true });
+	for (;;) {
+		try {
+			mkdirSync(BUILD_LOCK);
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+			// A lock left by a crashed run is older than any build takes.
+			const age = existsSync(BUILD_LOCK) ? Date.now() - statSync(BUILD_LOCK).mtimeMs : 0;
+			if (age > 180_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
+			await sleep(200);
+		}
+	}
+	try {
+		await fn();
+	} finally {
+		rmSync(BUILD_LOCK, { recursive: true, force: true });
+	}
+}
+
+/**
+ * Builds once if dist/ is missing or stale. Someone else may be building at the same moment
+ * (tsup cleans dist/ first), so a failed build is retried once before it fails the suite.
+ */
+async function ensureBuilt(): Promise<void> {
+	await withBuildLock(async () => {
+		let last: RunResult | undefined;
+		for (let attempt = 0; attempt < 2; attempt++) {
+			if (isDistFresh()) return;
+			last = await run("npm", ["run", "build", "--silent"]);
+			if (last.code === 0) return;
+		}
+		if (!isDistFresh()) throw new Error(`npm run build failed:\n${last ? output(last) : ""}`);
+	});
+}
+
+interface ErrorCase {
+	case: string;
+	expected: string;
+	name: string;
+	code: string;
+	plugin?: string;
+	instanceofBase: boolean;
+	instanceofClass: boolean;
+	instanceofError: boolean;
+	sameClass: boolean;
+}
+
+interface ConsumerResult {
+	format: "esm" | "cjs";
+	resolved: Record<"index" | "preset" | "hooks", string>;
+	exports: Record<"index" | "preset" | "hooks", string[]>;
+	converted: Message[];
+	viaRegistry: Message[];
+	viaRootRegistry: Message[];
+	blocked: Message[];
+	errors: ErrorCase[];
+}
+
+const ERROR_CASES = [
+	["strict preset registry given null", "InvalidMessageError"],
+	["duplicate converter on a preset registry", "DuplicateConverterError"],
+	["unknown role reported by a lenient preset registry", "UnknownRoleError"],
+	["blockImages setting that throws, strict", "ConversionError"],
+	["root registry without a plugin name", "InvalidPluginError"],
+] as const;
+
+const history = JSON.parse(readFileSync(join(CONSUMERS, "history.json"), "utf8")) as AgentMessage[];
+
+let packDir: string;
+const consumers = {} as Record<"esm" | "cjs", ConsumerResult>;
+let typeCheck: Promise<RunResult>;
+let publint: Promise<RunResult>;
+let attw: Promise<RunResult>;
+
+async function runConsumer(file: string): Promise<ConsumerResult> {
+	const result = await run(process.execPath, [join(CONSUMERS, file)]);
+	if (result.code !== 0) throw new Error(`${file} failed:\n${output(result)}`);
+	return JSON.parse(result.stdout) as ConsumerResult;
+}
+
+beforeAll(async () => {
+	await ensureBuilt();
+	packDir = mkdtempSync(join(tmpdir(), "ctl-pack-"));
+	// The slow checks start together; each test awaits the one it asserts on.
+	typeCheck = run(join(BIN, "tsc"), ["--noEmit", "--listFiles", "-p", join(CONSUMERS, "ts")]);
+	const packed = run("npm", ["pack", "--pack-destination", packDir, "--json"]).then((result) => {
+		if (result.code !== 0) throw new Error(`npm pack failed:\n${output(result)}`);
+		const [info] = JSON.parse(result.stdout) as { filename: string }[];
+		return join(packDir, info?.filename ?? "");
+	});
+	publint = packed.then((tarball) => run(join(BIN, "publint"), ["--strict", tarball]));
+	attw = packed.then((tarball) => run(join(BIN, "attw"), [tarball, "--profile", "node16", "--format", "json"]));
+	const [esm, cjs] = await Promise.all([runConsumer("esm-consumer.mjs"), runConsumer("cjs-consumer.cjs")]);
+	consumers.esm = esm;
+	consumers.cjs = cjs;
+	await packed;
+}, 180_000);
+
+afterAll(async () => {
+	// Let the checks finish before their tarball goes away.
+	await Promise.allSettled([typeCheck, publint, attw]);
+	if (packDir) rmSync(packDir, { recursive: true, force: true });
+});
+
+describe("the built package from ESM and CJS consumers", () => {
+	it("should load dist/*.js from ESM and dist/*.cjs from CJS, by package name", () => {
+		expect(consumers.esm.resolved).toEqual({
+			index: expect.stringMatching(/\/dist\/index\.js$/),
+			preset: expect.stringMatching(/\/dist\/preset\.js$/),
+			hooks: expect.stringMatching(/\/dist\/hooks\.js$/),
+		});
+		expect(consumers.cjs.resolved).toEqual({
+			index: expect.stringMatching(/\/dist\/index\.cjs$/),
+			preset: expect.stringMatching(/\/dist\/preset\.cjs$/),
+			hooks: expect.stringMatching(/\/dist\/hooks\.cjs$/),
+		});
+	});
+
+	it("should export the same names from ESM and CJS, including the documented API", () => {
+		expect(consumers.cjs.exports).toEqual(consumers.esm.exports);
+		expect(consumers.esm.exports.index).toEqual(
+			expect.arrayContaining([
+				"createRegistry",
+				"ConvertToLlmError",
+				"UnknownRoleError",
+				"ConversionError",
+				"InvalidMessageError",
+				"DuplicateConverterError",
+				"bashExecutionToText",
+				"createBranchSummaryMessage",
+				"createCompactionSummaryMessage",
+				"createCustomMessage",
+				"COMPACTION_SUMMARY_PREFIX",
+				"COMPACTION_SUMMARY_SUFFIX",
+				"BRANCH_SUMMARY_PREFIX",
+				"BRANCH_SUMMARY_SUFFIX",
+			]),
+		);
+		expect(consumers.esm.exports.preset).toEqual(
+			expect.arrayContaining(["defaultPreset", "createDefaultRegistry", "convertToLlm"]),
+		);
+		expect(consumers.esm.exports.hooks).toEqual(expect.arrayContaining(["blockImages"]));
+	});
+
+	it("should convert a history identically from ESM and CJS, as upstream convertToLlm does", () => {
+		const expected = upstreamConvertToLlm(history);
+		for (const format of ["esm", "cjs"] as const) {
+			const result = consumers[format];
+			expect(result.converted, format).toEqual(expected);
+			expect(result.viaRegistry, format).toEqual(expected);
+			expect(result.viaRootRegistry, format).toEqual(expected);
+		}
+		expect(consumers.cjs.blocked).toEqual(consumers.esm.blocked);
+		expect(JSON.stringify(consumers.esm.blocked)).not.toContain('"type":"image"');
+	});
+
+	it.each(["esm", "cjs"] as const)("should keep instanceof ConvertToLlmError across entry points in %s", (format) => {
+		const seen = consumers[format].errors.map((e) => ({
+			case: e.case,
+			name: e.name,
+			instanceofBase: e.instanceofBase,
+			instanceofClass: e.instanceofClass,
+			instanceofError: e.instanceofError,
+			sameClass: e.sameClass,
+		}));
+		expect(seen).toEqual(
+			ERROR_CASES.map(([name, expected]) => ({
+				case: name,
+				name: expected,
+				instanceofBase: true,
+				instanceofClass: true,
+				instanceofError: true,
+				sameClass: true,
+			})),
+		);
+		for (const error of consumers[format].errors) expect(error.code).toMatch(/^CONVERT_TO_LLM_[A-Z_]+$/);
+	});
+});
+
+describe("the build output", () => {
+	const cjsFiles = () => readdirSync(DIST).filter((file) => file.endsWith(".cjs"));
+
+	it("should never require @mariozechner/* from the CJS build (pi is ESM-only; its types are enough)", () => {
+		const files = cjsFiles();
+		expect(files).toEqual(expect.arrayContaining(["index.cjs", "preset.cjs", "hooks.cjs"]));
+		const offenders = files.filter((file) =>
+			/require\(\s*["'`]@mariozechner\//.test(readFileSync(join(DIST, file), "utf8")),
+		);
+		expect(offenders).toEqual([]);
+	});
+
+	it("should keep the pi-agent-core augmentation in the ESM and CJS declaration bundles", () => {
+		const augmenting = (suffix: string) =>
+			readdirSync(DIST).filter(
+				(file) =>
+					file.endsWith(suffix) &&
+					readFileSync(join(DIST, file), "utf8").includes('declare module "@mariozechner/pi-agent-core"'),
+			);
+		expect(augmenting(".d.ts").length).toBeGreaterThan(0);
+		expect(augmenting(".d.cts").length).toBeGreaterThan(0);
+	});
+
+	it("should type-check a NodeNext consumer that relies on the augmentation, from ESM and CJS", async () => {
+		const result = await typeCheck;
+		expect(result.code, output(result)).toBe(0);
+		// Both declaration bundles were checked: the `import` and the `require` conditions.
+		const listed = result.stdout.split("\n").map((line) => line.trim());
+		expect(listed).toEqual(expect.arrayContaining([join(DIST, "index.d.ts"), join(DIST, "index.d.cts")]));
+		expect(listed).toEqual(
+			expect.arrayContaining([join(CONSUMERS, "ts/consumer.ts"), join(CONSUMERS, "ts/consumer.cts")]),
+		);
+	});
+});
+
+describe("the packed tarball", () => {
+	it("should pass publint --strict", async () => {
+		const result = await publint;
+		expect(result.code, output(result)).toBe(0);
+		expect(result.stdout).not.toMatch(/Errors:|Warnings:|Suggestions:/);
+	});
+
+	it("should pass @arethetypeswrong/cli with the node16 profile", async () => {
+		const result = await attw;
+		expect(result.code, output(result)).toBe(0);
+		const { analysis } = JSON.parse(result.stdout) as {
+			analysis: { entrypoints: Record<string, unknown>; problems: { kind: string; resolutionKind?: string }[] };
+		};
+		expect(Object.keys(analysis.entrypoints)).toEqual(expect.arrayContaining([".", "./preset", "./hooks"]));
+		// The node16 profile ignores node10 (which predates `exports`); nothing else may be reported.
+		expect(analysis.problems.filter((problem) => problem.resolutionKind !== "node10")).toEqual([]);
+	});
+});
