@@ -395,6 +395,7 @@ const lintCases: LintCase[] = [
 	{ rule: "empty-content", history: [user("")], outputIndex: 0, index: 0, plugin: MODEL_ROLES_PLUGIN },
 	{ rule: "empty-content", history: [user("hi"), user("  \n")], outputIndex: 1, index: 1, plugin: MODEL_ROLES_PLUGIN },
 	{ rule: "empty-content", history: [custom([])], outputIndex: 0, index: 0, plugin: CUSTOM_PLUGIN },
+	{ rule: "empty-content", history: [user(" ".repeat(256))], outputIndex: 0, index: 0, plugin: MODEL_ROLES_PLUGIN },
 	{
 		rule: "empty-content",
 		history: [custom([{ type: "text", text: "" }])],
@@ -527,6 +528,13 @@ describe("lint", () => {
 		expect(errors).toEqual([]);
 	});
 
+	it("should not read text longer than 256 characters for blankness (V8 would copy it flat)", () => {
+		const registry = createDefaultRegistry().use(lint());
+		const errors = collectErrors(registry);
+		registry.convert([user(" ".repeat(257))]);
+		expect(errors).toEqual([]);
+	});
+
 	it("should read imagesBlocked given as a function on every conversion", () => {
 		let blocked = false;
 		const registry = createDefaultRegistry().use(lint({ imagesBlocked: () => blocked }));
@@ -604,6 +612,11 @@ describe("lint", () => {
 			];
 			expect(registry.convert(history)).toStrictEqual([user("a"), user("b")]);
 			expect(errors).toEqual([]);
+		});
+
+		it("should repair even when nobody listens on hooks.error", () => {
+			const registry = createDefaultRegistry().use(lint({ mode: "repair" }));
+			expect(registry.convert([user(""), user("b")])).toStrictEqual([user("b")]);
 		});
 
 		it("should keep an empty tool result: it still answers its call", () => {

@@ -8,7 +8,8 @@ export const LINT_PLUGIN = "convert-to-llm:lint";
 /**
  * What the lint checks:
  * - `empty-content`: a `user` or `assistant` message with no content (an empty string or array, or
- *   only blank text blocks); providers reject it. A `toolResult` may be empty: it still answers its call.
+ *   only blank text blocks, blank meaning whitespace of at most 256 characters); providers reject it.
+ *   A `toolResult` may be empty: it still answers its call.
  * - `orphan-tool-call`: a tool call with no `toolResult` before the next `user` or `assistant` message;
  *   pi-ai then sends a synthetic "No result provided" error in its place.
  * - `orphan-tool-result`: a `toolResult` that answers no tool call of the assistant message before it;
@@ -72,10 +73,14 @@ export interface LintOptions {
 	imagesBlocked?: boolean | (() => boolean);
 }
 
+/** A finding as the check records it; its text is written only when it is reported. */
 interface Finding {
 	rule: LintRule;
 	outputIndex: number;
-	text: string;
+	/** The tool call id (orphans), or the timestamp (`invalid-timestamp`). */
+	subject?: unknown;
+	/** The tool name (`orphan-tool-call`). */
+	name?: unknown;
 }
 
 interface PendingCall {
@@ -86,15 +91,25 @@ interface PendingCall {
 
 const NOT_BLANK = /\S/;
 
+/**
+ * Longest text checked for being blank. Reading any character of a string built by concatenation
+ * (pi's bash and summary texts) makes V8 copy it flat, which for megabytes of tool output would cost
+ * more than the whole conversion; a blank text longer than this is not worth that price.
+ */
+const BLANK_CHECK_LIMIT = 256;
+
+const isBlank = (text: string): boolean =>
+	text.length === 0 || (text.length <= BLANK_CHECK_LIMIT && !NOT_BLANK.test(text));
+
 /** No content a provider would accept: an empty or blank string, or an array of only blank text blocks. */
 function isEmptyContent(content: unknown): boolean {
-	if (typeof content === "string") return !NOT_BLANK.test(content);
+	if (typeof content === "string") return isBlank(content);
 	if (!Array.isArray(content)) return true;
 	for (let i = 0; i < content.length; i++) {
 		const block = content[i] as { type?: unknown; text?: unknown } | null;
 		if (block === null || typeof block !== "object" || block.type !== "text" || typeof block.text !== "string")
 			return false;
-		if (NOT_BLANK.test(block.text)) return false;
+		if (!isBlank(block.text)) return false;
 	}
 	return true;
 }
@@ -122,25 +137,19 @@ function isRepairable(message: unknown): boolean {
 /** Every finding in `messages`, in output order. */
 function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] {
 	const findings: Finding[] = [];
-	let pending: PendingCall[] = [];
+	const pending: PendingCall[] = [];
+	let orphanCalls = false;
 	const closeWindow = () => {
-		for (const call of pending) {
-			findings.push({
-				rule: "orphan-tool-call",
-				outputIndex: call.outputIndex,
-				text: `holds tool call ${describeValue(call.id)} (${describeValue(call.name)}), which has no toolResult before the next user or assistant message, so pi-ai sends a synthetic "No result provided" error in its place. Keep each tool call's result right after it: check the converters and filters that drop or move tool results`,
-			});
-		}
-		pending = [];
+		if (pending.length === 0) return;
+		orphanCalls = true;
+		for (const call of pending)
+			findings.push({ rule: "orphan-tool-call", outputIndex: call.outputIndex, subject: call.id, name: call.name });
+		pending.length = 0;
 	};
 	for (let i = 0; i < messages.length; i++) {
 		const message: unknown = messages[i];
 		if (!isObject(message)) {
-			findings.push({
-				rule: "empty-content",
-				outputIndex: i,
-				text: 'is not a message object. Fix the tap that put it in the output, or use lint({ mode: "repair" }) to drop it',
-			});
+			findings.push({ rule: "empty-content", outputIndex: i });
 			continue;
 		}
 		const role = message.role;
@@ -149,55 +158,53 @@ function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] 
 			continue;
 		}
 		const timestamp = message.timestamp;
-		if (typeof timestamp !== "number" || !Number.isFinite(timestamp)) {
-			findings.push({
-				rule: "invalid-timestamp",
-				outputIndex: i,
-				text: `has timestamp ${describeValue(timestamp)}, not a finite number. Give it epoch milliseconds (the factories reject invalid dates; fix what wrote this one)`,
-			});
-		}
+		if (typeof timestamp !== "number" || !Number.isFinite(timestamp))
+			findings.push({ rule: "invalid-timestamp", outputIndex: i, subject: timestamp });
 		if (role === "assistant") {
 			closeWindow();
 			const content = message.content;
 			if (Array.isArray(content)) {
-				for (const block of content) {
+				for (let k = 0; k < content.length; k++) {
+					const block: unknown = content[k];
 					if (isObject(block) && block.type === "toolCall")
 						pending.push({ id: block.id, name: block.name, outputIndex: i });
 				}
 			}
 		} else if (role === "toolResult") {
 			const id = message.toolCallId;
-			const at = pending.findIndex((call) => call.id === id);
-			if (at >= 0) {
-				pending.splice(at, 1);
-			} else {
-				findings.push({
-					rule: "orphan-tool-result",
-					outputIndex: i,
-					text: `answers tool call ${describeValue(id)}, which no assistant message before it (since the last user message) made; providers reject such a result. Keep each result right after its call: check the converters and filters that drop or move assistant messages`,
-				});
-			}
+			let at = 0;
+			while (at < pending.length && (pending[at] as PendingCall).id !== id) at++;
+			if (at < pending.length) pending.splice(at, 1);
+			else findings.push({ rule: "orphan-tool-result", outputIndex: i, subject: id });
 		} else if (role === "user") {
 			closeWindow();
 		}
-		if ((role === "user" || role === "assistant") && isEmptyContent(message.content)) {
-			findings.push({
-				rule: "empty-content",
-				outputIndex: i,
-				text: 'has no content (an empty string or array, or only blank text), which providers reject. Fix its converter, or use lint({ mode: "repair" }) to drop it',
-			});
-		}
-		if (imagesBlocked && (role === "user" || role === "toolResult") && hasImage(message.content)) {
-			findings.push({
-				rule: "image-while-blocked",
-				outputIndex: i,
-				text: "holds an image although images are blocked: it was added after blockImages ran. Tap afterConvert before Stage.SANITIZE so blockImages sees it, or block its images yourself",
-			});
-		}
+		if ((role === "user" || role === "assistant") && isEmptyContent(message.content))
+			findings.push({ rule: "empty-content", outputIndex: i });
+		if (imagesBlocked && (role === "user" || role === "toolResult") && hasImage(message.content))
+			findings.push({ rule: "image-while-blocked", outputIndex: i });
 	}
 	closeWindow();
-	// Orphan calls are found when their window closes: put them back in output order.
-	return findings.sort((a, b) => a.outputIndex - b.outputIndex);
+	// Orphan calls are found when their window closes: put them back in output order (the sort is stable).
+	return orphanCalls ? findings.sort((a, b) => a.outputIndex - b.outputIndex) : findings;
+}
+
+/** What is wrong and what to do, for a finding (the error message goes on from "output message N (…)"). */
+function findingText(finding: Finding, isMessage: boolean): string {
+	switch (finding.rule) {
+		case "empty-content":
+			return isMessage
+				? 'has no content (an empty string or array, or only blank text), which providers reject. Fix its converter, or use lint({ mode: "repair" }) to drop it'
+				: 'is not a message object. Fix the tap that put it in the output, or use lint({ mode: "repair" }) to drop it';
+		case "orphan-tool-call":
+			return `holds tool call ${describeValue(finding.subject)} (${describeValue(finding.name)}), which has no toolResult before the next user or assistant message, so pi-ai sends a synthetic "No result provided" error in its place. Keep each tool call's result right after it: check the converters and filters that drop or move tool results`;
+		case "orphan-tool-result":
+			return `answers tool call ${describeValue(finding.subject)}, which no assistant message before it (since the last user message) made; providers reject such a result. Keep each result right after its call: check the converters and filters that drop or move assistant messages`;
+		case "image-while-blocked":
+			return "holds an image although images are blocked: it was added after blockImages ran. Tap afterConvert before Stage.SANITIZE so blockImages sees it, or block its images yourself";
+		case "invalid-timestamp":
+			return `has timestamp ${describeValue(finding.subject)}, not a finite number. Give it epoch milliseconds (the factories reject invalid dates; fix what wrote this one)`;
+	}
 }
 
 /** A short description of any value for a finding; never throws (ids and timestamps can be anything). */
@@ -217,7 +224,7 @@ function toError(finding: Finding, messages: readonly Message[], ctx: HookContex
 			? "made after conversion by a tap that did not link it with ctx.inheritSource"
 			: `from input message ${source.index}, converted by "${source.plugin}"`;
 	return new LintError(
-		`lint [${finding.rule}]: output message ${finding.outputIndex} (${role === undefined ? "no role" : `role ${JSON.stringify(role)}`}, ${where}) ${finding.text}.`,
+		`lint [${finding.rule}]: output message ${finding.outputIndex} (${role === undefined ? "no role" : `role ${JSON.stringify(role)}`}, ${where}) ${findingText(finding, isObject(message))}.`,
 		{
 			rule: finding.rule,
 			outputIndex: finding.outputIndex,
@@ -238,7 +245,8 @@ function toError(finding: Finding, messages: readonly Message[], ctx: HookContex
  * source tracking on. Lenient registries report each finding on `hooks.error`, in output order; strict
  * registries throw the first. Mode `report` never changes the output; mode `repair` drops empty
  * `user`/`assistant` messages (and non-messages) without reporting them and checks what is left, so it
- * is idempotent. Taps on `afterConvertAsync` run after it and are not checked. Options are read once,
+ * is idempotent. A lenient registry with no `hooks.error` tap skips the check (nobody would hear of a
+ * finding; `repair` still repairs). Taps on `afterConvertAsync` run after it and are not checked. Options are read once,
  * `imagesBlocked` given as a function on every conversion.
  *
  * @example
@@ -258,11 +266,12 @@ export function lint(options: LintOptions = {}): Plugin {
 			const errorHook = registry.hooks.error;
 			registry.hooks.afterConvert.tap({ name: LINT_PLUGIN, stage: Stage.VERIFY }, (messages, ctx) => {
 				const output = repair ? withoutEmpty(messages) : messages;
+				// Nobody would hear of a finding: skip the check (a lenient registry without error taps).
+				if (!ctx.strict && errorHook.taps.length === 0) return output;
 				const findings = check(output, imagesBlocked() === true);
 				if (findings.length > 0) {
 					if (ctx.strict) throw toError(findings[0] as Finding, output, ctx);
-					if (errorHook.taps.length > 0)
-						for (const finding of findings) errorHook.call(toError(finding, output, ctx));
+					for (const finding of findings) errorHook.call(toError(finding, output, ctx));
 				}
 				return output;
 			});
