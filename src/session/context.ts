@@ -37,8 +37,14 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 	const where = (at: number): string =>
 		`entry ${JSON.stringify((entries[at] as SessionEntry).id)} (line ${lines[at]})`;
 
+	// Read each entry's links once: entries have many shapes, so every property read is a slow one.
 	const byId = new Map<string, number>();
-	for (let i = 0; i < entries.length; i++) byId.set((entries[i] as SessionEntry).id, i);
+	const parents: (string | null)[] = new Array(entries.length);
+	for (let i = 0; i < entries.length; i++) {
+		const entry = entries[i] as SessionEntry;
+		byId.set(entry.id, i);
+		parents[i] = entry.parentId;
+	}
 	let leaf = entries.length - 1;
 	if (options.leafId === null) leaf = -1;
 	else if (options.leafId !== undefined) {
@@ -63,7 +69,7 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 	};
 	if (leaf === -1) return result;
 
-	const path = walkToRoot(entries, byId, leaf, (message, at) => report(message, at), where);
+	const path = walkToRoot(parents, byId, leaf, (message, at) => report(message, at), where);
 	result.pathLength = path.length;
 
 	let compaction = -1;
@@ -121,19 +127,19 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 
 /** Indices of the entries from the root to `leaf`. Stops at a missing parent or a loop (pi would hang on one). */
 function walkToRoot(
-	entries: readonly SessionEntry[],
+	parents: readonly (string | null)[],
 	byId: ReadonlyMap<string, number>,
 	leaf: number,
 	report: (message: string, at: number) => void,
 	where: (at: number) => string,
 ): number[] {
 	const path: number[] = [];
-	const onPath = new Uint8Array(entries.length);
+	const onPath = new Uint8Array(parents.length);
 	let current = leaf;
 	for (;;) {
 		onPath[current] = 1;
 		path.push(current);
-		const parentId = (entries[current] as SessionEntry).parentId;
+		const parentId = parents[current];
 		if (!parentId) break;
 		const parent = byId.get(parentId);
 		if (parent === undefined) {

@@ -1,0 +1,264 @@
+/**
+ * End to end: the built `convert-to-llm` binary (`dist/cli.js`, rebuilt first when older than the
+ * sources), spawned on fixture files (legacy v1/v2 sessions, JSON, JSONL, stdin, each bad input),
+ * with the example plugin, and on a generated 100,000-entry session, whose timings are printed.
+ *
+ * Other sessions may rebuild `dist` while this file runs (`tsup` cleans it first), so the tests spawn
+ * a copy of the built `dist` taken once it is complete.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+	closeSync,
+	cpSync,
+	existsSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import packageJson from "../package.json" with { type: "json" };
+import { blockImages } from "../src/hooks/block-images.js";
+import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
+import type { Plugin } from "../src/registry/types.js";
+import { readSession, readSessionFile } from "../src/session/index.js";
+import { writeLargeSession } from "./fixtures/sessions/large-session.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const work = join(root, ".tmp", `cli-e2e-${process.pid}`);
+const bin = join(work, "dist", "cli.js");
+const fixture = (name: string): string => join("test", "fixtures", "sessions", name);
+const DEMO = join("examples", "sessions", "demo.jsonl");
+const PLUGIN = join("examples", "plugins", "ticket-role.mjs");
+
+interface Spawned {
+	status: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+function spawn(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Spawned {
+	const result = spawnSync(process.execPath, [bin, ...args], {
+		cwd: root,
+		input: options.input,
+		encoding: "utf8",
+		env: { PATH: process.env.PATH ?? "", ...options.env },
+		maxBuffer: 256 * 1024 * 1024,
+	});
+	return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const hash = (path: string): string =>
+	createHash("sha256")
+		.update(readFileSync(join(root, path)))
+		.digest("hex");
+
+function newestSource(dir: string): number {
+	let newest = 0;
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const path = join(dir, entry.name);
+		newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+	}
+	return newest;
+}
+
+/** Builds `dist` if it is missing or older than the sources, then copies it aside (retrying while others rebuild). */
+function snapshotBuild(): void {
+	const cli = join(root, "dist", "cli.js");
+	const sources = Math.max(
+		newestSource(join(root, "src")),
+		statSync(join(root, "package.json")).mtimeMs,
+		statSync(join(root, "tsup.config.ts")).mtimeMs,
+	);
+	let failure: unknown;
+	for (let attempt = 0; attempt < 4; attempt++) {
+		try {
+			if (!existsSync(cli) || statSync(cli).mtimeMs < sources || attempt > 0) {
+				execFileSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "pipe" });
+			}
+			rmSync(work, { recursive: true, force: true });
+			mkdirSync(work, { recursive: true });
+			cpSync(join(root, "dist"), join(work, "dist"), { recursive: true });
+			writeFileSync(join(work, "package.json"), '{ "type": "module" }\n');
+			if (spawn(["--version"]).stdout === `${packageJson.version}\n`) return;
+			failure = new Error("the copied build does not run");
+		} catch (error) {
+			failure = error;
+		}
+	}
+	throw failure;
+}
+
+beforeAll(snapshotBuild, 300_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the convert-to-llm binary", () => {
+	it("should be the package's bin: an executable file starting with a node shebang", () => {
+		expect(packageJson.bin).toEqual({ "convert-to-llm": "./dist/cli.js" });
+		expect(readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+		expect(statSync(bin).mode & 0o111).not.toBe(0);
+		const direct = spawnSync(bin, ["--version"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+		expect(direct.stdout).toBe(`${packageJson.version}\n`);
+	});
+
+	it("should run what npm start runs: the example session with the example plugin", () => {
+		const command = packageJson.scripts.start.split(" && ").at(-1) as string;
+		expect(command).toBe(`node dist/cli.js --plugin ${PLUGIN} ${DEMO}`);
+		const run = spawn(command.split(" ").slice(2));
+		expect(run.status).toBe(0);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("#5 user ← ticket a1000018 · 68 chars");
+		expect(run.stdout).toContain("── 8 model messages from 9 history messages: 6 user · 2 assistant");
+	});
+
+	it.each(["v1-linear.jsonl", "v1-no-version.jsonl", "v2-tree.jsonl"])(
+		"should print exactly the library's Message[] for the legacy file %s, leaving it untouched",
+		(name) => {
+			const before = hash(fixture(name));
+			const run = spawn(["--json", fixture(name)]);
+			expect(run.status).toBe(0);
+			expect(JSON.parse(run.stdout)).toStrictEqual(
+				JSON.parse(JSON.stringify(convertToLlm(readSessionFile(join(root, fixture(name))).messages))),
+			);
+			expect(hash(fixture(name))).toBe(before);
+		},
+	);
+
+	it.each([
+		["a JSON array", ["--json", fixture("messages.json")]],
+		["JSONL of AgentMessages", ["--json", fixture("messages.jsonl")]],
+	])("should read %s", (_what, args) => {
+		const run = spawn(args);
+		expect(run.status).toBe(0);
+		const expected = convertToLlm(JSON.parse(readFileSync(join(root, fixture("messages.json")), "utf8")));
+		expect(run.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+	});
+
+	it("should read a session from stdin with -, and take --leaf, --block-images and --plugin", async () => {
+		const text = readFileSync(join(root, DEMO), "utf8");
+		const run = spawn(["--json", "--leaf", "a1000020", "--block-images", "--plugin", PLUGIN, "-"], { input: text });
+		expect(run.status).toBe(0);
+		expect(run.stderr).toBe("");
+		const { default: ticketRole } = (await import(pathToFileURL(join(root, PLUGIN)).href)) as { default: Plugin };
+		const registry = createDefaultRegistry()
+			.use(ticketRole)
+			.use(blockImages({ enabled: true }));
+		const expected = registry.convert(readSession(text, { leafId: "a1000020" }).messages);
+		expect(run.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+		expect(run.stdout).toContain("Image reading is disabled.");
+		expect(run.stdout).toContain("[ticket TODO-42, in progress]");
+	});
+
+	it.each([
+		["a pipe", {}, false],
+		["FORCE_COLOR", { FORCE_COLOR: "1" }, true],
+		["FORCE_COLOR and NO_COLOR", { FORCE_COLOR: "1", NO_COLOR: "1" }, false],
+	])("should colour the view under %s: %s", (_what, env, coloured) => {
+		expect(spawn([DEMO], { env }).stdout.includes("\u001b[")).toBe(coloured);
+	});
+
+	it.each([
+		["a missing file", ["missing.jsonl"], /^convert-to-llm: cannot read "missing\.jsonl": no such file/],
+		["a directory", ["examples"], /^convert-to-llm: "examples" is a directory/],
+		["an empty file", [fixture("empty.jsonl")], /is empty\. Pass a pi session file/],
+		["text that is not JSON", [fixture("not-json.txt")], /is not JSON \(no line of it parses\)/],
+		["JSON that is no history", [fixture("object.json")], /is JSON but neither a pi session nor AgentMessages/],
+		[
+			"session entries without a header",
+			[fixture("entries-only.jsonl")],
+			/has session entries but no session header/,
+		],
+		["an unknown --leaf", ["--leaf", "nope", DEMO], /has no entry with id "nope"/],
+		[
+			"a missing plugin module",
+			["--plugin", "./nowhere.mjs", DEMO],
+			/cannot load plugin module "\.\/nowhere\.mjs": no such file/,
+		],
+		[
+			"a module without plugins",
+			["--plugin", "test/fixtures/sessions/v2-tree.jsonl", DEMO],
+			/cannot load plugin module/,
+		],
+		["a TypeScript plugin module", ["--plugin", "test/cli.test.ts", DEMO], /Node does not run TypeScript as is/],
+		["an unknown option", ["--frobnicate", DEMO], /Unknown option '--frobnicate'/],
+	])("should fail on %s with one line on stderr, no stack trace, exit code 2", (_what, args, message) => {
+		const input = args.at(-1) as string;
+		const before = existsSync(join(root, input)) && statSync(join(root, input)).isFile() ? hash(input) : undefined;
+		const run = spawn(args);
+		expect(run.status).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(message);
+		expect(run.stderr.trim().split("\n")).toHaveLength(1);
+		expect(run.stderr).not.toMatch(/\n\s+at /);
+		if (before !== undefined) expect(hash(input)).toBe(before);
+	});
+
+	it("should exit with 1 under --strict when a message cannot be converted", () => {
+		const run = spawn(["--strict", DEMO]);
+		expect(run.status).toBe(1);
+		expect(run.stderr).toMatch(/No converter for role "ticket".*\(--strict\)\n$/);
+	});
+});
+
+describe("a 100,000-entry session", () => {
+	const file = join(work, "large.jsonl");
+	const timings: string[] = [];
+	afterAll(() => console.log(`[cli 100k] ${timings.join("; ")}`));
+
+	it("should convert, in-process and with the binary, to the library's output", () => {
+		const { entries, bytes } = writeLargeSession(file, 100_000);
+		expect(entries).toBe(100_000);
+
+		let start = performance.now();
+		const context = readSessionFile(file);
+		const read = performance.now() - start;
+		start = performance.now();
+		const output = convertToLlm(context.messages);
+		const convert = performance.now() - start;
+		timings.push(
+			`${entries} entries (${(bytes / 1e6).toFixed(1)} MB), ${context.messages.length} history messages → ${output.length} model messages: read ${read.toFixed(0)} ms + convert ${convert.toFixed(0)} ms in-process`,
+		);
+		expect(context.problems).toEqual([]);
+		expect(context.messages.length).toBeGreaterThan(50_000);
+
+		const out = join(work, "large.json");
+		const fd = openSync(out, "w");
+		start = performance.now();
+		const run = spawnSync(process.execPath, [bin, "--json", file], {
+			stdio: ["ignore", fd, "pipe"],
+			encoding: "utf8",
+		});
+		const spawned = performance.now() - start;
+		closeSync(fd);
+		timings.push(
+			`binary --json (node start-up, read, convert, write ${(statSync(out).size / 1e6).toFixed(0)} MB JSON) ${spawned.toFixed(0)} ms wall`,
+		);
+		expect(run.status).toBe(0);
+		expect(run.stderr).toBe("");
+		expect(JSON.parse(readFileSync(out, "utf8"))).toStrictEqual(JSON.parse(JSON.stringify(output)));
+
+		start = performance.now();
+		const view = spawnSync(process.execPath, [bin, file], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+		timings.push(`binary default view ${(performance.now() - start).toFixed(0)} ms wall`);
+		expect(view.status).toBe(0);
+		expect(view.stdout).toContain(`── ${output.length.toLocaleString("en-US")} model messages`);
+	});
+
+	it("should stop quietly when the reader of its output goes away (| head)", () => {
+		const run = spawnSync(
+			"bash",
+			["-c", `set -o pipefail; "${process.execPath}" "${bin}" --json "${file}" | head -c 100 >/dev/null`],
+			{
+				encoding: "utf8",
+			},
+		);
+		expect(run.stderr).toBe("");
+		expect(run.status).toBe(0);
+	});
+});
