@@ -1,3 +1,5 @@
+import type { LintRule } from "./hooks/lint.js";
+
 /**
  * One error family for everything convert-to-llm reports or throws.
  *
@@ -13,6 +15,8 @@ export const ErrorCode = Object.freeze({
 	DUPLICATE_CONVERTER: "CONVERT_TO_LLM_DUPLICATE_CONVERTER",
 	INVALID_PLUGIN: "CONVERT_TO_LLM_INVALID_PLUGIN",
 	ASYNC_HOOK_IN_SYNC_CONVERT: "CONVERT_TO_LLM_ASYNC_HOOK_IN_SYNC_CONVERT",
+	LINT: "CONVERT_TO_LLM_LINT",
+	INVALID_SESSION: "CONVERT_TO_LLM_INVALID_SESSION",
 } as const);
 
 /** One of the {@link ErrorCode} values. */
@@ -112,5 +116,69 @@ export class InvalidPluginError extends ConvertToLlmError {
 export class AsyncHookInSyncConvertError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.ASYNC_HOOK_IN_SYNC_CONVERT, message, details);
+	}
+}
+
+/** Where a lint finding is and which rule it breaks. */
+export interface LintErrorDetails extends ErrorDetails {
+	rule: LintRule;
+	/** Index of the message in the output the lint checked (after `repair`). */
+	outputIndex: number;
+}
+
+/**
+ * A structural problem the `lint()` plugin found in the converted output.
+ *
+ * Contract: `rule` names the check; `outputIndex` is the message's place in the output; `index` and
+ * `plugin` are the input message it came from and the plugin whose converter produced it (from
+ * `ctx.sourceOf`; `undefined` for a message a later tap made without `inheritSource`). Reported on
+ * `hooks.error`, thrown by strict registries.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof LintError) console.warn(error.rule, error.index, error.plugin);
+ * });
+ */
+export class LintError extends ConvertToLlmError {
+	readonly rule: LintRule;
+	readonly outputIndex: number;
+	constructor(message: string, details: LintErrorDetails) {
+		super(ErrorCode.LINT, message, details);
+		this.rule = details.rule;
+		this.outputIndex = details.outputIndex;
+	}
+}
+
+/** Where in a session file a problem is. */
+export interface SessionErrorDetails extends ErrorDetails {
+	/** The file, when the session was read from one. */
+	file?: string;
+	/** The 1-based line of the file. */
+	line?: number;
+	/** The id of the entry involved. */
+	entryId?: string;
+}
+
+/**
+ * A session file that cannot be read (no header, an unknown `--leaf`), or a problem with one of its
+ * lines (not JSON, a broken parent link, an invalid date).
+ *
+ * Contract: thrown when nothing sensible can be read, or in strict mode; otherwise listed in
+ * `problems` with its `line` and/or `entryId`, and the line is skipped as pi skips it. The message
+ * says where and what to do.
+ *
+ * @example
+ * for (const problem of readSession(text).problems) console.warn(`line ${problem.line}: ${problem.message}`);
+ */
+export class InvalidSessionError extends ConvertToLlmError {
+	readonly file: string | undefined;
+	readonly line: number | undefined;
+	readonly entryId: string | undefined;
+
+	constructor(message: string, details: SessionErrorDetails = {}) {
+		super(ErrorCode.INVALID_SESSION, message, details);
+		this.file = details.file;
+		this.line = details.line;
+		this.entryId = details.entryId;
 	}
 }

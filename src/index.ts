@@ -25,6 +25,10 @@ export {
 	type ErrorDetails,
 	InvalidMessageError,
 	InvalidPluginError,
+	InvalidSessionError,
+	LintError,
+	type LintErrorDetails,
+	type SessionErrorDetails,
 	UnknownRoleError,
 } from "./errors.js";
 export {

@@ -375,3 +375,28 @@ describe("blockImages({ enabled })", () => {
 		upstream.setBlockImages(true);
 	});
 });
+
+describe("blockImages on malformed content", () => {
+	it.each([
+		["a null block", null],
+		["a string block", "text"],
+		["a number block", 7],
+	])("should still block every image when the content holds %s", (_name, junk) => {
+		const registry = createDefaultRegistry().use(blockImages());
+		const errors: unknown[] = [];
+		registry.hooks.error.tap("collect", (error) => {
+			errors.push(error);
+		});
+		const image = { type: "image", data: "aGk=", mimeType: "image/png" };
+		const history = [{ role: "user", content: [junk, image, image], timestamp: 1 }] as unknown as AgentMessage[];
+		for (const keepUserText of [false, true]) {
+			const output = createDefaultRegistry().use(blockImages({ keepUserText })).convert(history);
+			expect(output[0]?.content).toEqual([junk, { type: "text", text: "Image reading is disabled." }]);
+		}
+		expect(registry.convert(history)[0]?.content).toEqual([
+			junk,
+			{ type: "text", text: "Image reading is disabled." },
+		]);
+		expect(errors).toEqual([]);
+	});
+});

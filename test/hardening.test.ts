@@ -26,10 +26,10 @@ import {
 	type BashExecutionMessage,
 	type BranchSummaryMessage,
 	type CompactionSummaryMessage,
-	type ConvertToLlmError,
+	ConvertToLlmError,
 	CUSTOM_PLUGIN,
 	type CustomMessage,
-	InvalidMessageError,
+	ErrorCode,
 	MODEL_ROLES_PLUGIN,
 	type Registry,
 	Stage,
@@ -480,7 +480,8 @@ describe("lint", () => {
 		expect(errors).toHaveLength(1);
 		const error = errors[0];
 		expect(error).toBeInstanceOf(LintError);
-		expect(error).toBeInstanceOf(InvalidMessageError);
+		expect(error).toBeInstanceOf(ConvertToLlmError);
+		expect(error?.code).toBe(ErrorCode.LINT);
 		expect(error).toMatchObject({ rule: c.rule, outputIndex: c.outputIndex, index: c.index, plugin: c.plugin });
 		expect(error?.message).toContain(`lint [${c.rule}]`);
 		expect(error?.message).toContain(`output message ${c.outputIndex}`);

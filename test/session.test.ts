@@ -7,11 +7,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConvertToLlmError } from "../src/errors.js";
+import { ConvertToLlmError, ErrorCode } from "../src/errors.js";
 import {
 	buildSessionContext,
 	CURRENT_SESSION_VERSION,
-	INVALID_SESSION,
 	InvalidSessionError,
 	parseSession,
 	readSession,
@@ -63,7 +62,7 @@ describe("parseSession", () => {
 			[5, '"s.jsonl", line 5 is not a JSON object; it was skipped, as pi skips it. Fix or remove that line.'],
 		]);
 		expect(session.problems[0]).toBeInstanceOf(ConvertToLlmError);
-		expect(session.problems[0]?.code).toBe(INVALID_SESSION);
+		expect(session.problems[0]?.code).toBe(ErrorCode.INVALID_SESSION);
 	});
 
 	it("should throw the first problem in strict mode", () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { InvalidSessionError } from "../session/errors.js";
+import { InvalidSessionError } from "../errors.js";
 import { readSession } from "../session/read.js";
 import { CliError } from "./cli-error.js";
 

@@ -72,17 +72,27 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 	};
 }
 
-function hasImage(content: readonly Block[]): boolean {
-	for (let i = 0; i < content.length; i++) if ((content[i] as Block).type === "image") return true;
+/**
+ * Whether a content block is an image. Safe for malformed blocks (`null`, a string): a filter that
+ * threw on one of them would be skipped, and every image of the history would reach the model.
+ */
+const isImage = (block: unknown): boolean =>
+	block !== null && typeof block === "object" && (block as { type?: unknown }).type === "image";
+
+function hasImage(content: readonly unknown[]): boolean {
+	for (let i = 0; i < content.length; i++) if (isImage(content[i])) return true;
 	return false;
 }
 
-const isPlaceholder = (block: Block | undefined, placeholder: string): boolean =>
-	block !== undefined && block.type === "text" && block.text === placeholder;
+const isPlaceholder = (block: unknown, placeholder: string): boolean =>
+	block !== null &&
+	typeof block === "object" &&
+	(block as Partial<TextContent>).type === "text" &&
+	(block as Partial<TextContent>).text === placeholder;
 
 /** pi 0.73.1: map images to the placeholder, then drop a placeholder-equal text that follows one in the mapped list. */
 function blockAsPi(content: readonly Block[], placeholder: string): Block[] {
-	const mapped = content.map((block): Block => (block.type === "image" ? { type: "text", text: placeholder } : block));
+	const mapped = content.map((block): Block => (isImage(block) ? { type: "text", text: placeholder } : block));
 	return mapped.filter(
 		(block, i) => !(i > 0 && isPlaceholder(block, placeholder) && isPlaceholder(mapped[i - 1], placeholder)),
 	);
@@ -93,8 +103,8 @@ function blockKeepingUserText(content: readonly Block[], placeholder: string): B
 	const result: Block[] = [];
 	for (let i = 0; i < content.length; i++) {
 		const block = content[i] as Block;
-		if (block.type !== "image") result.push(block);
-		else if (i === 0 || (content[i - 1] as Block).type !== "image") result.push({ type: "text", text: placeholder });
+		if (!isImage(block)) result.push(block);
+		else if (i === 0 || !isImage(content[i - 1])) result.push({ type: "text", text: placeholder });
 	}
 	return result;
 }

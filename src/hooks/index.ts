@@ -1,3 +1,4 @@
+export { LintError, type LintErrorDetails } from "../errors.js";
 export { BLOCK_IMAGES_PLUGIN, type BlockImagesOptions, blockImages, IMAGE_PLACEHOLDER } from "./block-images.js";
 export {
 	ESCAPE_SUMMARIES_PLUGIN,
@@ -8,8 +9,6 @@ export {
 } from "./escape-summaries.js";
 export {
 	LINT_PLUGIN,
-	LintError,
-	type LintErrorDetails,
 	type LintMode,
 	type LintOptions,
 	type LintRule,

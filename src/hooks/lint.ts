@@ -1,5 +1,5 @@
 import type { Message } from "@mariozechner/pi-ai";
-import { type ErrorDetails, InvalidMessageError } from "../errors.js";
+import { LintError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 
 /** Name of the `lint` plugin (its tap on `afterConvert`). */
@@ -25,36 +25,6 @@ export type LintRule =
 	| "orphan-tool-result"
 	| "image-while-blocked"
 	| "invalid-timestamp";
-
-/** Where a lint finding is and which rule it breaks. */
-export interface LintErrorDetails extends ErrorDetails {
-	rule: LintRule;
-	/** Index of the message in the output the lint checked (after `repair`). */
-	outputIndex: number;
-}
-
-/**
- * A structural problem the lint found in the converted output.
- *
- * Contract: `rule` names the check; `outputIndex` is the message's place in the output; `index` and
- * `plugin` are the input message it came from and the plugin whose converter produced it (from
- * `ctx.sourceOf`; `undefined` for a message a later tap made without `inheritSource`). Reported on
- * `hooks.error`, thrown by strict registries.
- *
- * @example
- * registry.hooks.error.tap("log", (error) => {
- *   if (error instanceof LintError) console.warn(error.rule, error.index, error.plugin);
- * });
- */
-export class LintError extends InvalidMessageError {
-	readonly rule: LintRule;
-	readonly outputIndex: number;
-	constructor(message: string, details: LintErrorDetails) {
-		super(message, details);
-		this.rule = details.rule;
-		this.outputIndex = details.outputIndex;
-	}
-}
 
 /** What the lint does with what it finds. */
 export type LintMode = "report" | "repair";
@@ -263,16 +233,12 @@ export function lint(options: LintOptions = {}): Plugin {
 		name: LINT_PLUGIN,
 		apply(registry) {
 			registry.trackSources();
-			const errorHook = registry.hooks.error;
 			registry.hooks.afterConvert.tap({ name: LINT_PLUGIN, stage: Stage.VERIFY }, (messages, ctx) => {
 				const output = repair ? withoutEmpty(messages) : messages;
-				// Nobody would hear of a finding: skip the check (a lenient registry without error taps).
-				if (!ctx.strict && errorHook.taps.length === 0) return output;
-				const findings = check(output, imagesBlocked() === true);
-				if (findings.length > 0) {
-					if (ctx.strict) throw toError(findings[0] as Finding, output, ctx);
-					for (const finding of findings) errorHook.call(toError(finding, output, ctx));
-				}
+				// Nobody would hear of a finding: skip the check (lenient, no error taps, not an explain run).
+				if (!ctx.listening) return output;
+				// Strict runs throw the first finding from `report`; explain runs collect them all.
+				for (const finding of check(output, imagesBlocked() === true)) ctx.report(toError(finding, output, ctx));
 				return output;
 			});
 		},

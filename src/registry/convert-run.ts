@@ -14,10 +14,15 @@ export class ConvertRun implements DispatchRun, HookContext {
 	failedIndex = -1;
 	/** The plugin of the converter that gave the last result. */
 	plugin = "";
-	/** Output message → where it came from; only when source tracking is on. */
-	readonly sources: Map<Message, MessageSource> | undefined;
 	/** Whether `record` is called: source tracking is on, or this is an `explain` run. */
 	readonly tracking: boolean;
+	// Sources are recorded as two arrays aligned with the output (cheap), and turned into a map only
+	// when a tap first asks `sourceOf`.
+	private converted: readonly Message[] = [];
+	private readonly sourceIndex: number[] = [];
+	private readonly sourcePlugin: string[] = [];
+	private readonly inherited: Message[] = [];
+	private sources: Map<Message, MessageSource> | undefined;
 
 	constructor(
 		readonly messages: readonly unknown[],
@@ -31,7 +36,6 @@ export class ConvertRun implements DispatchRun, HookContext {
 		 */
 		readonly listening: boolean,
 	) {
-		this.sources = trackSources ? new Map() : undefined;
 		this.tracking = trackSources;
 	}
 
@@ -41,19 +45,42 @@ export class ConvertRun implements DispatchRun, HookContext {
 
 	/**
 	 * Called, while sources are tracked, after each message a converter decided on (converted or
-	 * dropped with `null`): `outputs[from…]` are what it became.
+	 * dropped with \`null\`): \`outputs[from…]\` are what it became.
 	 */
 	record(outputs: readonly Message[], from: number): void {
-		const source: MessageSource = { index: this.index, plugin: this.plugin };
-		for (let i = from; i < outputs.length; i++) this.sources?.set(outputs[i] as Message, source);
+		this.converted = outputs;
+		for (let i = from; i < outputs.length; i++) {
+			this.sourceIndex.push(this.index);
+			this.sourcePlugin.push(this.plugin);
+		}
 	}
 
 	sourceOf(message: Message): MessageSource | undefined {
-		return this.sources?.get(message);
+		if (!this.tracking) return undefined;
+		if (this.sources === undefined) {
+			const sources = new Map<Message, MessageSource>();
+			const { converted, sourceIndex, sourcePlugin, inherited } = this;
+			for (let i = 0; i < converted.length; i++) {
+				const output = converted[i] as Message;
+				// The first occurrence wins when one object is output twice.
+				if (!sources.has(output))
+					sources.set(output, { index: sourceIndex[i] as number, plugin: sourcePlugin[i] as string });
+			}
+			for (let i = 0; i < inherited.length; i += 2) {
+				const source = sources.get(inherited[i + 1] as Message);
+				if (source !== undefined) sources.set(inherited[i] as Message, source);
+			}
+			this.sources = sources;
+		}
+		return this.sources.get(message);
 	}
 
 	inheritSource(message: Message, from: Message): void {
-		const source = this.sources?.get(from);
-		if (source !== undefined) this.sources?.set(message, source);
+		if (!this.tracking) return;
+		if (this.sources === undefined) this.inherited.push(message, from);
+		else {
+			const source = this.sources.get(from);
+			if (source !== undefined) this.sources.set(message, source);
+		}
 	}
 }

@@ -12,24 +12,25 @@ export function isolateMessage(message: Message): Message {
 // Messages are JSON-like data; a structure deeper than this is almost certainly cyclic.
 const MAX_DEPTH = 256;
 
-function copy(value: unknown, depth: number): unknown {
-	if (value === null || typeof value !== "object") return value;
+function copy(value: object, depth: number): object {
 	if (depth > MAX_DEPTH) return structuredClone(value);
 	if (Array.isArray(value)) {
-		const result: unknown[] = new Array(value.length);
-		for (let i = 0; i < value.length; i++) result[i] = copy(value[i], depth + 1);
+		const result = value.slice();
+		for (let i = 0; i < result.length; i++) {
+			const item: unknown = result[i];
+			if (item !== null && typeof item === "object") result[i] = copy(item, depth + 1);
+		}
 		return result;
 	}
 	const prototype = Object.getPrototypeOf(value);
 	// Dates, maps, typed arrays and class instances: structuredClone knows how to copy them.
 	if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
-	const result: Record<string, unknown> = {};
-	for (const key of Object.keys(value)) {
-		const item = copy((value as Record<string, unknown>)[key], depth + 1);
-		// An own "__proto__" key (possible in parsed JSON) must stay a key, not become the prototype.
-		if (key === "__proto__")
-			Object.defineProperty(result, key, { value: item, enumerable: true, writable: true, configurable: true });
-		else result[key] = item;
+	// Spread defines own properties, so an own "__proto__" key (possible in parsed JSON) stays a key;
+	// assigning to it below then updates that own property, never the prototype.
+	const result: Record<string, unknown> = { ...value };
+	for (const key in result) {
+		const item = result[key];
+		if (item !== null && typeof item === "object") result[key] = copy(item, depth + 1);
 	}
 	return result;
 }

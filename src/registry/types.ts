@@ -109,6 +109,13 @@ export interface HookContext {
 	sourceOf(message: Message): MessageSource | undefined;
 	/** Records that `message`, made by a post-conversion tap, stands for `from` (keeps `sourceOf` working). */
 	inheritSource(message: Message, from: Message): void;
+	/**
+	 * Reports a problem found by a tap: on `hooks.error` (lenient), thrown (strict), or collected
+	 * (`explain`). Prefer it to calling `hooks.error` so that `explain` sees the problem too.
+	 */
+	report(error: ConvertToLlmError): void;
+	/** Whether a report is seen by anyone (strict, an `error` tap, `explain`): skip costly checks when not. */
+	readonly listening: boolean;
 }
 
 /**

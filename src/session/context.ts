@@ -1,7 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { InvalidMessageError } from "../errors.js";
+import { InvalidMessageError, InvalidSessionError } from "../errors.js";
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
-import { InvalidSessionError } from "./errors.js";
 import type { CompactionEntry, ParsedSession, SessionContext, SessionContextOptions, SessionEntry } from "./types.js";
 
 /** Options of {@link buildSessionContext}. */

@@ -1,5 +1,5 @@
+export { InvalidSessionError, type SessionErrorDetails } from "../errors.js";
 export { type BuildContextOptions, buildSessionContext } from "./context.js";
-export { INVALID_SESSION, InvalidSessionError, type SessionErrorDetails } from "./errors.js";
 export { type ParseOptions, parseSession } from "./parse.js";
 export { type ReadSessionOptions, type ReadSessionResult, readSession, readSessionFile } from "./read.js";
 export {

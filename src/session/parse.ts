@@ -1,4 +1,4 @@
-import { InvalidSessionError } from "./errors.js";
+import { InvalidSessionError } from "../errors.js";
 import { migrateEntries, type RawEntry } from "./migrate.js";
 import type { ParsedSession, ParseSessionOptions } from "./types.js";
 

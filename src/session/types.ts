@@ -6,7 +6,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
-import type { InvalidSessionError } from "./errors.js";
+import type { InvalidSessionError } from "../errors.js";
 
 /** The session format version pi 0.73.1 writes. Versions 1 and 2 are migrated in memory on read. */
 export const CURRENT_SESSION_VERSION = 3;
