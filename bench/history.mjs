@@ -28,7 +28,8 @@ export function createHistory(size = 10_000, seed = 42) {
 		if (r < 0.12) {
 			const content = random() < 0.1 ? [{ type: "text", text: `Look at this ${i}` }, image] : `Please fix bug ${i}`;
 			history.push({ role: "user", content, timestamp: t });
-		} else if (r < 0.42) {
+		} else if (r < 0.72) {
+			// A tool step: the call and its result, paired as pi-ai expects them.
 			history.push({
 				role: "assistant",
 				content: [
@@ -42,9 +43,8 @@ export function createHistory(size = 10_000, seed = 42) {
 				stopReason: "toolUse",
 				timestamp: t,
 			});
-		} else if (r < 0.72) {
 			const content =
-				random() < 0.05
+				random() < 0.1
 					? [{ type: "text", text: "Screenshot:" }, image]
 					: [{ type: "text", text: random() < 0.5 ? bigOutput : smallOutput }];
 			history.push({
@@ -93,5 +93,6 @@ export function createHistory(size = 10_000, seed = 42) {
 			});
 		}
 	}
+	history.length = size;
 	return history;
 }

@@ -1,4 +1,5 @@
 import type { Message } from "@mariozechner/pi-ai";
+import { passThrough } from "../registry/dispatch.js";
 import type { Plugin } from "../registry/types.js";
 
 /** Name of the plugin that passes pi-ai's own roles through. */
@@ -7,8 +8,7 @@ export const MODEL_ROLES_PLUGIN = "convert-to-llm:model-roles";
 /** The roles the model understands as they are. */
 export const MODEL_ROLES = Object.freeze(["user", "assistant", "toolResult"] as const);
 
-/** Returns the message itself: pi sends `user`, `assistant` and `toolResult` messages unchanged (same object). */
-export const passThrough = <M extends Message>(message: M): M => message;
+export { passThrough };
 
 /**
  * Passes `user`, `assistant` and `toolResult` messages through as the same objects, as pi does.

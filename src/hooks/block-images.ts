@@ -46,21 +46,20 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 
 	const filter = (messages: Message[], ctx: HookContext): Message[] => {
 		if (!isEnabled()) return messages;
-		// Copy on write: the array is copied only once a message actually changes.
+		// Copy on write: the array is copied (whole, so it stays packed) only once a message changes.
 		let output: Message[] | undefined;
 		for (let i = 0; i < messages.length; i++) {
 			const message = messages[i] as Message;
-			if (message.role !== "user" && message.role !== "toolResult") continue;
+			const role = message.role;
+			if (role !== "user" && role !== "toolResult") continue;
 			const content = message.content;
 			if (!Array.isArray(content) || !hasImage(content)) continue;
-			output ??= messages.slice(0, i);
 			const blocked = { ...message, content: blockContent(content, placeholder) } as Message;
 			ctx.inheritSource(blocked, message);
+			if (output === undefined) output = messages.slice();
 			output[i] = blocked;
 		}
 		if (output === undefined) return messages;
-		// Fill in the messages after the last changed one (and the holes between changes).
-		for (let i = 0; i < messages.length; i++) if (output[i] === undefined) output[i] = messages[i] as Message;
 		return output;
 	};
 

@@ -10,7 +10,7 @@ import {
 } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
 import { ConvertRun } from "./convert-run.js";
-import { describeRole, dispatch, type RoleDispatch } from "./dispatch.js";
+import { type DispatchTable, describeRole, dispatch } from "./dispatch.js";
 import { explainAsync, explainSync } from "./explain.js";
 import { asyncTapsError, causeText, describeValue } from "./guard.js";
 import { createHooks } from "./hooks.js";
@@ -36,7 +36,7 @@ export interface RegistryInternals {
 	readonly hooks: RegistryHooks;
 	readonly strict: boolean;
 	/** The dispatch table, built if needed. */
-	table(): ReadonlyMap<string, RoleDispatch>;
+	table(): DispatchTable;
 	/** Converts `input` (no hooks run); problems go to `ctx.report`. */
 	convertMessages(input: readonly AgentMessage[], ctx: ConvertRun): Message[];
 }
@@ -101,7 +101,11 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 					continue;
 				}
 				const entry = dispatchTable.get(role);
-				result = entry === undefined ? undefined : dispatch(entry, message, ctx);
+				if (entry === undefined) result = undefined;
+				else if (entry.identity) {
+					result = message as Message;
+					if (ctx.tracking) ctx.plugin = entry.list.names[0] as string;
+				} else result = dispatch(entry, message, ctx);
 				if (result === undefined) {
 					if (ctx.failedIndex !== i && ctx.listening) ctx.report(unhandled(message, i));
 					continue;
@@ -295,7 +299,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			trackSources = true;
 			return registry;
 		},
-		roles: () => [...getTable().keys()],
+		roles: () => getTable().roles(),
 		explain: (messages) => explainSync(internals, messages),
 		explainAsync: (messages) => explainAsync(internals, messages),
 		convert,

@@ -6,7 +6,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook } from "tapable";
 import { type ConvertToLlmError, DuplicateConverterError } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
-import { type ConverterList, type RoleDispatch, toConverterList } from "./dispatch.js";
+import { type ConverterList, DispatchTable, toConverterList, toRoleDispatch } from "./dispatch.js";
 import { guardErrorTap, guardWaterfallTap, isModelMessage, isModelRole } from "./guard.js";
 import type { ConvertContext, ConverterResult, ConverterTapOptions, HookContext, RegistryHooks } from "./types.js";
 
@@ -26,31 +26,30 @@ export type TapFailure = (error: ConvertToLlmError, ctx: unknown) => void;
  */
 export function createHooks(fail: TapFailure): {
 	hooks: RegistryHooks;
-	table: () => ReadonlyMap<string, RoleDispatch>;
+	table: () => DispatchTable;
 } {
 	const convertHooks = new Map<string, ConverterHook>();
 	const customHooks = new Map<string, CustomConverterHook>();
 	/** The compiled dispatch table: `undefined` once a converter is tapped, rebuilt by the next conversion. */
-	let table: Map<string, RoleDispatch> | undefined;
+	let table: DispatchTable | undefined;
 
-	const buildTable = (): Map<string, RoleDispatch> => {
+	const buildTable = (): DispatchTable => {
 		const byCustomType = new Map<string, ConverterList>();
 		for (const [customType, hook] of customHooks) {
 			const list = toConverterList(hook, false);
 			if (list !== undefined) byCustomType.set(customType, list);
 		}
 		const typed = byCustomType.size > 0 ? byCustomType : undefined;
-		const built = new Map<string, RoleDispatch>();
+		const built = new DispatchTable();
 		for (const [role, hook] of convertHooks) {
 			const list = toConverterList(hook, isModelRole(role));
-			if (list !== undefined) built.set(role, { list, byCustomType: role === "custom" ? typed : undefined });
+			if (list !== undefined) built.set(role, toRoleDispatch(list, role === "custom" ? typed : undefined));
 		}
-		if (typed !== undefined && !built.has("custom"))
-			built.set("custom", { list: NO_CONVERTERS, byCustomType: typed });
+		if (typed !== undefined && !built.has("custom")) built.set("custom", toRoleDispatch(NO_CONVERTERS, typed));
 		return built;
 	};
 
-	const getTable = (): Map<string, RoleDispatch> => {
+	const getTable = (): DispatchTable => {
 		if (table === undefined) table = buildTable();
 		return table;
 	};
