@@ -22,7 +22,7 @@ describe("convert-to-llm options", () => {
 	});
 
 	it.each([
-		[["--nope", DEMO], /^convert-to-llm: Unknown option '--nope'\. .*Run convert-to-llm --help for the options\.\n$/],
+		[["--nope", DEMO], /^convert-to-llm: unknown option --nope\. Run convert-to-llm --help for the options\.\n$/],
 		[[], /^convert-to-llm: no input given\. Usage: convert-to-llm \[options\] <file \| ->/],
 		[[DEMO, DEMO], /^convert-to-llm: one input at a time, got 2/],
 		[["--leaf"], /^convert-to-llm: Option '--leaf <value>' argument missing/],

@@ -57,8 +57,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 	try {
 		parsed = parse(argv);
 	} catch (error) {
-		const text = error instanceof Error ? error.message.split("\n")[0] : String(error);
-		throw new CliError(`${text} Run convert-to-llm --help for the options.`);
+		const code = (error as { code?: unknown } | null)?.code;
+		const text = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+		// Node's own text for an unknown option goes on about positionals; say it plainly.
+		const unknown = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'([^']+)'/.exec(text)?.[1] : undefined;
+		const what = unknown === undefined ? text.replace(/\.?$/, ".") : `unknown option ${unknown}.`;
+		throw new CliError(`${what} Run convert-to-llm --help for the options.`);
 	}
 	const { values, positionals } = parsed;
 	const options: CliOptions = {
