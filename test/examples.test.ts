@@ -1,18 +1,17 @@
 /**
  * Every example runs against the built package (each asserts its own outcome and exits non-zero when
- * it is wrong); here we also check it exits 0 and prints what it is about.
+ * it is wrong); here we also check it exits 0 and prints what it is about. dist/ is built (when
+ * stale) by the globalSetup, test/support/build.ts.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLES = join(ROOT, "examples");
 const TSX = join(ROOT, "node_modules/.bin/tsx");
-/** The same lock as test/package.test.ts: only one test process checks and rebuilds dist/ at a time. */
-const BUILD_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-build.lock");
 
 interface RunResult {
 	code: number | null;
@@ -34,47 +33,6 @@ function run(command: string, args: readonly string[]): Promise<RunResult> {
 		child.on("error", (error) => resolve({ code: -1, stdout, stderr: `${stderr}${error.message}` }));
 		child.on("close", (code) => resolve({ code, stdout, stderr }));
 	});
-}
-
-const newestMtime = (path: string): number => {
-	const stat = statSync(path);
-	if (!stat.isDirectory()) return stat.mtimeMs;
-	return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestMtime(join(path, entry))), stat.mtimeMs);
-};
-
-/** The three entry points the examples import, in both formats, none older than the sources. */
-function isDistFresh(): boolean {
-	const built = ["index", "preset", "hooks"].flatMap((entry) =>
-		["js", "cjs", "d.ts", "d.cts"].map((ext) => join(ROOT, "dist", `${entry}.${ext}`)),
-	);
-	if (!built.every((file) => existsSync(file))) return false;
-	const sources = ["src", "package.json", "tsup.config.ts"].map((path) => newestMtime(join(ROOT, path)));
-	return Math.min(...built.map((file) => statSync(file).mtimeMs)) >= Math.max(...sources);
-}
-
-/** Builds if dist/ is stale, under the shared lock; a failed build (maybe a concurrent one) is retried once. */
-async function ensureBuilt(): Promise<void> {
-	mkdirSync(dirname(BUILD_LOCK), { recursive: true });
-	for (;;) {
-		try {
-			mkdirSync(BUILD_LOCK);
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-			const age = existsSync(BUILD_LOCK) ? Date.now() - statSync(BUILD_LOCK).mtimeMs : 0;
-			if (age > 180_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
-			await new Promise((resolve) => setTimeout(resolve, 200));
-		}
-	}
-	try {
-		for (let attempt = 0; attempt < 2 && !isDistFresh(); attempt++) {
-			const build = await run("npm", ["run", "build", "--silent"]);
-			if (build.code === 0) return;
-			if (attempt === 1 && !isDistFresh()) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
-		}
-	} finally {
-		rmSync(BUILD_LOCK, { recursive: true, force: true });
-	}
 }
 
 /** Lines each example's output must contain (an example not listed here must still run and exit 0). */
@@ -105,8 +63,6 @@ const expectedOutput: Record<string, string[]> = {
 const files = readdirSync(EXAMPLES)
 	.filter((file) => file.endsWith(".ts"))
 	.sort();
-
-beforeAll(ensureBuilt, 180_000);
 
 describe("examples", () => {
 	it("should have one example per documented use, each opening with a “Demonstrates …” comment", () => {

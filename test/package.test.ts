@@ -1,11 +1,12 @@
 /**
  * The package as it ships: the built dist/ imported by name from ESM and CJS consumers, the d.ts
- * bundle with its pi-agent-core augmentation, and publint / attw on the packed tarball.
+ * bundle with its pi-agent-core augmentation, and publint / attw on the packed tarball. dist/ is
+ * built (when stale) by the globalSetup, test/support/build.ts.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
@@ -16,8 +17,6 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = join(ROOT, "dist");
 const CONSUMERS = join(ROOT, "test/fixtures/consumers");
 const BIN = join(ROOT, "node_modules/.bin");
-/** Held while one test process checks and rebuilds dist/, so two test files never build at once. */
-const BUILD_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-build.lock");
 
 interface RunResult {
 	code: number | null;
@@ -42,82 +41,6 @@ function run(command: string, args: readonly string[], options: SpawnOptions = {
 }
 
 const output = (result: RunResult): string => `exit ${result.code}\n${result.stdout}\n${result.stderr}`;
-
-/** Every file package.json points at (exports, bin): what a build must have produced. */
-function shippedTargets(): string[] {
-	const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: unknown; bin?: unknown };
-	const targets: string[] = [];
-	const collect = (value: unknown): void => {
-		if (typeof value === "string") {
-			if (value.startsWith("./dist/")) targets.push(join(ROOT, value));
-		} else if (value !== null && typeof value === "object") {
-			for (const inner of Object.values(value)) collect(inner);
-		}
-	};
-	collect(pkg.exports);
-	collect(pkg.bin);
-	return targets;
-}
-
-function newestMtime(path: string): number {
-	const stat = statSync(path);
-	if (!stat.isDirectory()) return stat.mtimeMs;
-	let newest = stat.mtimeMs;
-	for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-	return newest;
-}
-
-/** dist/ has every shipped file, none older than the sources and build configuration. */
-function isDistFresh(): boolean {
-	const targets = shippedTargets();
-	if (targets.length === 0 || !targets.every((target) => existsSync(target))) return false;
-	const oldestBuilt = Math.min(...targets.map((target) => statSync(target).mtimeMs));
-	const newestSource = Math.max(
-		newestMtime(join(ROOT, "src")),
-		newestMtime(join(ROOT, "package.json")),
-		newestMtime(join(ROOT, "tsup.config.ts")),
-	);
-	return oldestBuilt >= newestSource;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function withBuildLock(fn: () => Promise<void>): Promise<void> {
-	mkdirSync(dirname(BUILD_LOCK), { recursive: true });
-	for (;;) {
-		try {
-			mkdirSync(BUILD_LOCK);
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-			// A lock left by a crashed run is older than any build takes.
-			const age = existsSync(BUILD_LOCK) ? Date.now() - statSync(BUILD_LOCK).mtimeMs : 0;
-			if (age > 180_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
-			await sleep(200);
-		}
-	}
-	try {
-		await fn();
-	} finally {
-		rmSync(BUILD_LOCK, { recursive: true, force: true });
-	}
-}
-
-/**
- * Builds once if dist/ is missing or stale. Someone else may be building at the same moment
- * (tsup cleans dist/ first), so a failed build is retried once before it fails the suite.
- */
-async function ensureBuilt(): Promise<void> {
-	await withBuildLock(async () => {
-		let last: RunResult | undefined;
-		for (let attempt = 0; attempt < 2; attempt++) {
-			if (isDistFresh()) return;
-			last = await run("npm", ["run", "build", "--silent"]);
-			if (last.code === 0) return;
-		}
-		if (!isDistFresh()) throw new Error(`npm run build failed:\n${last ? output(last) : ""}`);
-	});
-}
 
 interface ErrorCase {
 	case: string;
@@ -165,7 +88,6 @@ async function runConsumer(file: string): Promise<ConsumerResult> {
 }
 
 beforeAll(async () => {
-	await ensureBuilt();
 	packDir = mkdtempSync(join(tmpdir(), "ctl-pack-"));
 	// The slow checks start together; each test awaits the one it asserts on.
 	typeCheck = run(join(BIN, "tsc"), ["--noEmit", "--listFiles", "-p", join(CONSUMERS, "ts")]);

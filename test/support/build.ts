@@ -1,0 +1,91 @@
+/**
+ * Vitest `globalSetup`: runs once per `vitest run`, before any test file, and makes sure dist/ is the
+ * build of the current sources. Test files that spawn or import the built package (package, examples,
+ * cli-e2e) then use dist/ as it is.
+ *
+ * dist/ is stale when a file package.json points at (`exports`, `bin`) is missing or older than the
+ * newest file under src/, package.json or tsup.config.ts. Two vitest runs in this checkout build one
+ * at a time (a directory lock), since tsup cleans dist/ before it writes.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BUILD_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-build.lock");
+/** A lock older than any build takes was left by a crashed run. */
+const STALE_LOCK_MS = 180_000;
+
+/** Every dist/ file package.json points at (exports, bin): what a build must have produced. */
+function shippedTargets(): string[] {
+	const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports?: unknown; bin?: unknown };
+	const targets: string[] = [];
+	const collect = (value: unknown): void => {
+		if (typeof value === "string") {
+			if (value.startsWith("./dist/")) targets.push(join(ROOT, value));
+		} else if (value !== null && typeof value === "object") {
+			for (const inner of Object.values(value)) collect(inner);
+		}
+	};
+	collect(pkg.exports);
+	collect(pkg.bin);
+	return targets;
+}
+
+function newestMtime(path: string): number {
+	const stat = statSync(path);
+	if (!stat.isDirectory()) return stat.mtimeMs;
+	let newest = stat.mtimeMs;
+	for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+	return newest;
+}
+
+/** Why dist/ needs a build, or `undefined` when it is fresh. */
+function staleness(): string | undefined {
+	const targets = shippedTargets();
+	if (targets.length === 0) return "package.json names no dist/ file";
+	const missing = targets.find((target) => !existsSync(target));
+	if (missing) return `${missing} is missing`;
+	const oldestBuilt = Math.min(...targets.map((target) => statSync(target).mtimeMs));
+	const newestSource = Math.max(...["src", "package.json", "tsup.config.ts"].map((p) => newestMtime(join(ROOT, p))));
+	return oldestBuilt < newestSource ? "dist/ is older than the sources" : undefined;
+}
+
+async function withBuildLock(fn: () => void): Promise<void> {
+	mkdirSync(dirname(BUILD_LOCK), { recursive: true });
+	for (;;) {
+		try {
+			mkdirSync(BUILD_LOCK);
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+			const age = existsSync(BUILD_LOCK) ? Date.now() - statSync(BUILD_LOCK).mtimeMs : 0;
+			if (age > STALE_LOCK_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+			await new Promise((resolve) => setTimeout(resolve, 200));
+		}
+	}
+	try {
+		fn();
+	} finally {
+		rmSync(BUILD_LOCK, { recursive: true, force: true });
+	}
+}
+
+export default async function buildDist(): Promise<void> {
+	if (staleness() === undefined) return;
+	await withBuildLock(() => {
+		// Another run may have built while this one waited for the lock.
+		const reason = staleness();
+		if (reason === undefined) return;
+		console.log(`[build] ${reason}: npm run build`);
+		const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
+		if (build.status !== 0) {
+			const detail = build.error ? build.error.message : `exit ${build.status}`;
+			throw new Error(`npm run build failed (${detail}):\n${build.stdout ?? ""}${build.stderr ?? ""}`);
+		}
+		// Only what is missing counts here: a source saved during the build is for the next run.
+		const missing = shippedTargets().filter((target) => !existsSync(target));
+		if (missing.length > 0) throw new Error(`npm run build did not produce ${missing.join(", ")}`);
+	});
+}
