@@ -15,6 +15,8 @@ import {
 	ErrorCode,
 	InvalidMessageError,
 	InvalidPluginError,
+	InvalidSessionError,
+	LintError,
 	modelRoles,
 	type Plugin,
 	UnknownRoleError,
@@ -60,9 +62,17 @@ describe("ErrorCode", () => {
 			DUPLICATE_CONVERTER: "CONVERT_TO_LLM_DUPLICATE_CONVERTER",
 			INVALID_PLUGIN: "CONVERT_TO_LLM_INVALID_PLUGIN",
 			ASYNC_HOOK_IN_SYNC_CONVERT: "CONVERT_TO_LLM_ASYNC_HOOK_IN_SYNC_CONVERT",
+			LINT: "CONVERT_TO_LLM_LINT",
+			INVALID_SESSION: "CONVERT_TO_LLM_INVALID_SESSION",
 		});
-		expect(new Set(Object.values(ErrorCode)).size).toBe(classes.length);
-		expect(classes.map((c) => c.code).sort()).toEqual(Object.values(ErrorCode).sort());
+		// The two classes with extra fields (tested with the lint and the session reader) have codes too.
+		const lint = new LintError("lint [empty-content]", { rule: "empty-content", outputIndex: 0 });
+		const session = new InvalidSessionError("no header", { line: 1 });
+		const codes = [...classes.map((c) => c.code), lint.code, session.code];
+		expect(new Set(Object.values(ErrorCode)).size).toBe(codes.length);
+		expect(codes.sort()).toEqual(Object.values(ErrorCode).sort());
+		expect(lint).toBeInstanceOf(ConvertToLlmError);
+		expect(session).toBeInstanceOf(ConvertToLlmError);
 	});
 });
 

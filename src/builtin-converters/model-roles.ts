@@ -1,4 +1,3 @@
-import type { Message } from "@mariozechner/pi-ai";
 import { passThrough } from "../registry/dispatch.js";
 import type { Plugin } from "../registry/types.js";
 
