@@ -34,6 +34,7 @@ import { createHistory } from "./history.mjs";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
 const CALLS = Number(process.env.BENCH_CALLS ?? 10);
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 
 /** Upstream's `convertToLlmWithBlockImages` (a closure in createAgentSession), with the setting on. */
 async function upstreamBlockImages() {
@@ -171,7 +172,7 @@ async function runCase(name) {
 		for (let i = 0; i < CALLS; i++) kept ^= fn(history).length;
 		return Number(process.hrtime.bigint() - start);
 	};
-	for (let i = 0; i < 5; i++) {
+	for (let i = 0; i < WARMUP; i++) {
 		time(candidate);
 		time(baseline);
 	}

@@ -91,19 +91,23 @@ export function guardWaterfallTap<T extends TapLike>(
 ): T {
 	const { name: plugin } = tap;
 	const call = tap.fn as (...args: unknown[]) => unknown;
-	const problemOf = (result: unknown): string | undefined => {
-		if (result === undefined) return undefined;
+	const problemOf = (result: unknown, input: unknown): string | undefined => {
+		if (result === undefined || result === input) return undefined;
 		if (!Array.isArray(result)) return `it returned ${describeValue(result)}, not an array`;
 		if (isItem === undefined) return undefined;
+		// Items the tap kept in place were checked before it ran: a same-length result (a map) costs
+		// one comparison per item, and only what the tap put there is checked.
+		const kept = Array.isArray(input) && input.length === result.length ? input : undefined;
 		for (let i = 0; i < result.length; i++) {
-			if (!isItem(result[i]))
-				return `item ${i} of what it returned is ${describeValue(result[i])}, not a pi-ai Message`;
+			const item: unknown = result[i];
+			if (kept !== undefined && item === kept[i]) continue;
+			if (!isItem(item)) return `item ${i} of what it returned is ${describeValue(item)}, not a pi-ai Message`;
 		}
 		return undefined;
 	};
 	// Waterfall taps are called as (messages, ctx[, callback]).
-	const settle = (result: unknown, ctx: unknown): unknown => {
-		const problem = problemOf(result);
+	const settle = (result: unknown, ctx: unknown, input: unknown): unknown => {
+		const problem = problemOf(result, input);
 		if (problem === undefined) return result;
 		fail(
 			new ConversionError(
@@ -121,7 +125,7 @@ export function guardWaterfallTap<T extends TapLike>(
 	if (tap.type === "sync") {
 		tap.fn = ((...args: unknown[]) => {
 			try {
-				return settle(call(...args), args[1]);
+				return settle(call(...args), args[1], args[0]);
 			} catch (cause) {
 				return failed(cause, args[1]);
 			}
@@ -130,7 +134,7 @@ export function guardWaterfallTap<T extends TapLike>(
 		tap.fn = ((...args: unknown[]) => {
 			try {
 				return Promise.resolve(call(...args)).then(
-					(result) => settle(result, args[1]),
+					(result) => settle(result, args[1], args[0]),
 					(cause) => failed(cause, args[1]),
 				);
 			} catch (cause) {
@@ -156,7 +160,7 @@ export function guardWaterfallTap<T extends TapLike>(
 			};
 			try {
 				call(...args, (error: unknown, result?: unknown) =>
-					finish(() => (error ? failed(error, args[1]) : settle(result, args[1]))),
+					finish(() => (error ? failed(error, args[1]) : settle(result, args[1], args[0]))),
 				);
 			} catch (cause) {
 				finish(() => failed(cause, args[1]));
