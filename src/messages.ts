@@ -126,6 +126,16 @@ export function bashExecutionToText(msg: BashExecutionMessage): string {
 	} else {
 		text += "(no output)";
 	}
+	return text + bashStatusText(msg);
+}
+
+/**
+ * What pi appends after a bash run's output: `(command cancelled)`, or the exit code when it is a
+ * number other than 0; then the truncation note when both `truncated` and `fullOutputPath` are set.
+ * Shared by {@link bashExecutionToText} and `safeFences()`.
+ */
+export function bashStatusText(msg: BashExecutionMessage): string {
+	let text = "";
 	if (msg.cancelled) {
 		text += "\n\n(command cancelled)";
 	} else if (msg.exitCode !== null && msg.exitCode !== undefined && msg.exitCode !== 0) {

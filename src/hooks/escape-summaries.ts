@@ -95,20 +95,15 @@ function escapeWith(text: string, pattern: RegExp): string {
  */
 export function escapeSummaries(options: EscapeSummariesOptions = {}): Plugin {
 	const pattern = tagPattern(options.tags ?? NO_MORE_TAGS);
-	const branch = (message: BranchSummaryMessage): UserMessage | undefined =>
-		typeof message.summary === "string"
-			? userText(
-					BRANCH_SUMMARY_PREFIX + escapeWith(message.summary, pattern) + BRANCH_SUMMARY_SUFFIX,
-					message.timestamp,
-				)
-			: undefined;
-	const compaction = (message: CompactionSummaryMessage): UserMessage | undefined =>
-		typeof message.summary === "string"
-			? userText(
-					COMPACTION_SUMMARY_PREFIX + escapeWith(message.summary, pattern) + COMPACTION_SUMMARY_SUFFIX,
-					message.timestamp,
-				)
-			: undefined;
+	// A summary that is not a string is left to the built-in converter (`undefined`: not mine).
+	const wrapped =
+		(prefix: string, suffix: string) =>
+		(message: BranchSummaryMessage | CompactionSummaryMessage): UserMessage | undefined =>
+			typeof message.summary === "string"
+				? userText(prefix + escapeWith(message.summary, pattern) + suffix, message.timestamp)
+				: undefined;
+	const branch = wrapped(BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX);
+	const compaction = wrapped(COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX);
 	return {
 		name: ESCAPE_SUMMARIES_PLUGIN,
 		apply(registry) {

@@ -1,6 +1,6 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import { userText } from "../builtin-converters/text-message.js";
-import type { BashExecutionMessage } from "../messages.js";
+import { type BashExecutionMessage, bashStatusText } from "../messages.js";
 import type { Plugin } from "../registry/types.js";
 
 /** Name of the `safeFences` plugin (its `bashExecution` converter). */
@@ -85,15 +85,7 @@ export function safeBashExecutionToText(msg: BashExecutionMessage): string {
 	} else {
 		text += "(no output)";
 	}
-	if (msg.cancelled) {
-		text += "\n\n(command cancelled)";
-	} else if (msg.exitCode !== null && msg.exitCode !== undefined && msg.exitCode !== 0) {
-		text += `\n\nCommand exited with code ${msg.exitCode}`;
-	}
-	if (msg.truncated && msg.fullOutputPath) {
-		text += `\n\n[Output truncated. Full output: ${msg.fullOutputPath}]`;
-	}
-	return text;
+	return text + bashStatusText(msg);
 }
 
 /** Fields `safeBashExecutionToText` reads as text: anything else is left to the built-in converter. */
