@@ -36,6 +36,15 @@ describe("convert-to-llm --explain", () => {
 		expect(run.stderr).toBe("");
 	});
 
+	it("should explain a 200,000-message history (its column width is not a 200,000-argument call)", async () => {
+		const history = Array.from({ length: 200_000 }, (_, i) => ({ role: "user", content: `m${i}`, timestamp: i }));
+		const run = await cli(["--explain", "-"], { stdin: JSON.stringify(history) });
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(run.stdout).toContain("\n   [     0] user  → #0 by convert-to-llm:model-roles\n");
+		expect(run.stdout).toContain("\n   [199999] user  → #199999 by convert-to-llm:model-roles\n");
+		expect(run.stdout).toContain("── 200,000 model messages from 200,000 history messages");
+	});
+
 	it("should print the explanation as JSON with --json", async () => {
 		const run = await cli(["--explain", "--json", DEMO]);
 		const explanation = JSON.parse(run.stdout);

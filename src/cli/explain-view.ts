@@ -18,7 +18,10 @@ export function renderExplanation(
 	// A beforeConvert tap may have changed the history: then indices no longer match the entries.
 	const ids = entryIds !== undefined && entryIds.length === explanation.messages.length ? entryIds : undefined;
 	const labels = explanation.messages.map(roleText);
-	const width = Math.min(24, Math.max(4, ...labels.map((label) => label.length)));
+	// A loop, not Math.max(...labels): spreading 150,000 arguments overflows the stack.
+	let width = 4;
+	for (const label of labels) if (label.length > width) width = label.length;
+	width = Math.min(24, width);
 	const indexWidth = String(Math.max(0, explanation.messages.length - 1)).length;
 	for (const item of explanation.messages) {
 		const index = `[${String(item.index).padStart(indexWidth)}]`;
