@@ -400,3 +400,25 @@ describe("blockImages on malformed content", () => {
 		expect(errors).toEqual([]);
 	});
 });
+
+describe("blockImages when its setting throws", () => {
+	it("should block images all the same and report the fault", () => {
+		const registry = createDefaultRegistry().use(
+			blockImages({
+				enabled: () => {
+					throw new Error("settings not loaded");
+				},
+			}),
+		);
+		const errors: { message: string; plugin?: string }[] = [];
+		registry.hooks.error.tap("collect", (error) => {
+			errors.push(error);
+		});
+		const image = { type: "image" as const, data: "aGk=", mimeType: "image/png" };
+		const [output] = registry.convert([{ role: "user", content: [image], timestamp: 1 }]);
+		expect(output?.content).toEqual([{ type: "text", text: "Image reading is disabled." }]);
+		expect(errors).toHaveLength(1);
+		expect(errors[0]?.message).toContain("settings not loaded");
+		expect(errors[0]?.plugin).toBe("convert-to-llm:block-images");
+	});
+});

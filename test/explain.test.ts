@@ -5,6 +5,7 @@ import { BLOCK_IMAGES_PLUGIN, blockImages } from "../src/hooks/index.js";
 import {
 	AsyncHookInSyncConvertError,
 	ConversionError,
+	type ConvertToLlmError,
 	createRegistry,
 	InvalidMessageError,
 	UnknownRoleError,
@@ -202,5 +203,67 @@ describe("registry.trackSources", () => {
 		});
 		registry.convert([user("hi")]);
 		expect(source).toBeUndefined();
+	});
+});
+
+describe("registry.explain on hostile input", () => {
+	it("should report, not throw, when an entry's role getter throws or the input is a revoked proxy", () => {
+		const registry = createDefaultRegistry();
+		const hostile = {
+			get role(): string {
+				throw new Error("boom");
+			},
+		};
+		const explanation = registry.explain([user("a"), hostile, user("b")] as unknown as AgentMessage[]);
+		expect(explanation.output).toEqual(registry.convert([user("a"), user("b")]));
+		expect(explanation.messages[1]?.role).toBeUndefined();
+		expect(explanation.messages[1]?.errors[0]?.index).toBe(1);
+		const { proxy, revoke } = Proxy.revocable([] as AgentMessage[], {});
+		revoke();
+		const revoked = registry.explain(proxy);
+		expect(revoked.output).toEqual([]);
+		expect(revoked.errors[0]).toBeInstanceOf(ConversionError);
+		expect(registry.convert(proxy)).toEqual([]);
+	});
+
+	it("should give converters the registry's strict flag, as convert does", () => {
+		const registry = createRegistry({ strict: true }).register("user", (m, ctx) => (ctx.strict ? m : null), {
+			name: "strict-only",
+		});
+		expect(registry.explain([user("a")]).output).toEqual(registry.convert([user("a")]));
+	});
+
+	it("should follow messages a tap reorders", () => {
+		const registry = createDefaultRegistry();
+		registry.hooks.afterConvert.tap("reverse", (messages) => [...messages].reverse());
+		const explanation = registry.explain([user("first"), user("second")]);
+		expect(explanation.output.map((m) => m.content)).toEqual(["second", "first"]);
+		expect(explanation.messages.map((m) => m.outputs)).toEqual([[1], [0]]);
+	});
+
+	it("should survive a thrown value with no string form", () => {
+		const registry = createDefaultRegistry();
+		const reported: ConvertToLlmError[] = [];
+		registry.hooks.error.tap("collect", (error) => {
+			reported.push(error);
+		});
+		registry.hooks.afterConvert.tap("weird", () => {
+			throw Object.create(null);
+		});
+		registry.register(
+			"custom",
+			() => {
+				throw Object.create(null);
+			},
+			{ name: "weird-type", customType: "todo" },
+		);
+		const history: AgentMessage[] = [
+			user("hi"),
+			{ role: "custom", customType: "todo", content: "x", display: true, timestamp: 2 },
+		];
+		const output = registry.convert(history);
+		expect(output).toHaveLength(2);
+		expect(reported.map((e) => e.plugin)).toEqual(["weird-type", "weird"]);
+		expect(registry.explain(history).output).toEqual(output);
 	});
 });

@@ -1,4 +1,6 @@
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
+import { ConversionError } from "../errors.js";
+import { causeText } from "../registry/guard.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 
 /** Name of the `blockImages` plugin (its tap on `afterConvert`). */
@@ -11,7 +13,8 @@ export const IMAGE_PLACEHOLDER = "Image reading is disabled.";
 export interface BlockImagesOptions {
 	/**
 	 * Whether images are blocked. A function is read on every conversion, so a live setting (pi's
-	 * `settingsManager.getBlockImages`) takes effect mid-session. Default `true`.
+	 * `settingsManager.getBlockImages`) takes effect mid-session; one that throws counts as `true`
+	 * (images stay blocked) and is reported. Default `true`.
 	 */
 	enabled?: boolean | (() => boolean);
 	/** The text that replaces each image. Default {@link IMAGE_PLACEHOLDER}, as pi. */
@@ -44,8 +47,23 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 	const isEnabled = typeof enabled === "function" ? enabled : () => enabled;
 	const blockContent = keepUserText ? blockKeepingUserText : blockAsPi;
 
+	// A setting that throws blocks images all the same (fails closed): skipping the filter would send them.
+	const readEnabled = (ctx: HookContext): boolean => {
+		try {
+			return Boolean(isEnabled());
+		} catch (cause) {
+			ctx.report(
+				new ConversionError(
+					`blockImages: its enabled() setting threw: ${causeText(cause)}. Images were blocked all the same; fix the setting callback.`,
+					{ plugin: BLOCK_IMAGES_PLUGIN, cause },
+				),
+			);
+			return true;
+		}
+	};
+
 	const filter = (messages: Message[], ctx: HookContext): Message[] => {
-		if (!isEnabled()) return messages;
+		if (!readEnabled(ctx)) return messages;
 		// Copy on write: the array is copied (whole, so it stays packed) only once a message changes.
 		let output: Message[] | undefined;
 		for (let i = 0; i < messages.length; i++) {

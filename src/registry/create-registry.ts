@@ -1,6 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
-import type { SyncBailHook } from "tapable";
 import {
 	ConversionError,
 	ConvertToLlmError,
@@ -8,28 +7,22 @@ import {
 	InvalidPluginError,
 	UnknownRoleError,
 } from "../errors.js";
-import type { CustomMessage } from "../messages.js";
 import { ConvertRun } from "./convert-run.js";
-import { type DispatchTable, describeRole, dispatch } from "./dispatch.js";
+import { customTypeOf, type DispatchTable, describeRole, dispatch } from "./dispatch.js";
 import { explainAsync, explainSync } from "./explain.js";
 import { asyncTapsError, causeText, describeValue } from "./guard.js";
-import { createHooks } from "./hooks.js";
+import { type ConverterHook, type CustomConverterHook, createHooks } from "./hooks.js";
 import { isolateMessage } from "./isolate.js";
 import type {
 	AgentRole,
-	ConvertContext,
 	Converter,
 	ConverterResult,
-	ConverterTapOptions,
 	Plugin,
 	RegisterOptionsFor,
 	Registry,
 	RegistryHooks,
 	RegistryOptions,
 } from "./types.js";
-
-type ConverterHook = SyncBailHook<[AgentMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
-type CustomConverterHook = SyncBailHook<[CustomMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
 
 /** What `explain` and other in-package views need to see of a registry. */
 export interface RegistryInternals {
@@ -39,17 +32,6 @@ export interface RegistryInternals {
 	table(): DispatchTable;
 	/** Converts `input` (no hooks run); problems go to `ctx.report`. */
 	convertMessages(input: readonly AgentMessage[], ctx: ConvertRun): Message[];
-}
-
-const internalsOf = new WeakMap<Registry, RegistryInternals>();
-
-/** The internals of a registry made by {@link createRegistry}, for in-package views such as `explain`. */
-export function getInternals(registry: Registry): RegistryInternals {
-	const internals = internalsOf.get(registry);
-	if (internals === undefined) {
-		throw new InvalidPluginError("This registry was not made by createRegistry(); create it with createRegistry().");
-	}
-	return internals;
 }
 
 /**
@@ -104,15 +86,15 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				if (entry === undefined) result = undefined;
 				else if (entry.identity) {
 					result = message as Message;
-					if (ctx.tracking) ctx.plugin = entry.list.names[0] as string;
+					ctx.plugin = entry.list.names[0] as string;
 				} else result = dispatch(entry, message, ctx);
 				if (result === undefined) {
 					if (ctx.failedIndex !== i && ctx.listening) ctx.report(unhandled(message, i));
 					continue;
 				}
 			} catch (cause) {
+				// Strict runs throw from `report`; explain runs collect.
 				if (cause instanceof ConvertToLlmError) {
-					if (ctx.strict) throw cause;
 					ctx.report(cause);
 					continue;
 				}
@@ -162,18 +144,15 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 
 	const unhandled = (message: AgentMessage, index: number): UnknownRoleError => {
 		const role = message.role;
+		const customType = customTypeOf(message);
 		const entry = getTable().get(role);
-		const names = entry === undefined ? [] : entry.list.names.map((name) => `"${name}"`);
+		const typed = customType === undefined ? undefined : entry?.byCustomType?.get(customType);
+		const names = [...(typed?.names ?? []), ...(entry?.list.names ?? [])].map((name) => `"${name}"`);
 		const text =
 			names.length === 0
 				? `No converter for ${describeRole(message)} (message ${index}). It was dropped; register one with registry.register(${JSON.stringify(role)}, converter, { name }) or use the plugin that declares this role.`
 				: `No converter accepted message ${index} (${describeRole(message)}): ${names.join(", ")} returned undefined. It was dropped; return null from a converter to drop a message on purpose.`;
-		const customType = role === "custom" ? (message as CustomMessage).customType : undefined;
-		return new UnknownRoleError(text, {
-			role,
-			customType: typeof customType === "string" ? customType : undefined,
-			index,
-		});
+		return new UnknownRoleError(text, { role, customType, index });
 	};
 
 	/** `beforeConvert`, conversion and the sync `afterConvert`: what both `convert` and `convertAsync` do. */
@@ -219,16 +198,14 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	 * `length` getter throws, say). Strict registries throw it; lenient ones report it and return [].
 	 */
 	const unexpected = (cause: unknown): Message[] => {
-		if (cause instanceof ConvertToLlmError) {
-			if (strict) throw cause;
-			report(cause);
-			return [];
-		}
+		// `report` throws in strict mode.
 		report(
-			new ConversionError(
-				`Conversion failed unexpectedly: ${causeText(cause)}. Nothing was converted; check the history given to convert.`,
-				{ cause },
-			),
+			cause instanceof ConvertToLlmError
+				? cause
+				: new ConversionError(
+						`Conversion failed unexpectedly: ${causeText(cause)}. Nothing was converted; check the plugins in use and the history given to convert.`,
+						{ cause },
+					),
 		);
 		return [];
 	};
@@ -306,7 +283,6 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		convertAsync,
 	};
 	const used = new WeakSet<Plugin>();
-	internalsOf.set(registry, internals);
 
 	return registry;
 }

@@ -4,11 +4,10 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
-import { type ConvertToLlmError, InvalidMessageError, UnknownRoleError } from "../errors.js";
-import type { CustomMessage } from "../messages.js";
+import { ConversionError, ConvertToLlmError, InvalidMessageError, UnknownRoleError } from "../errors.js";
 import { ConvertRun } from "./convert-run.js";
 import type { RegistryInternals } from "./create-registry.js";
-import { asyncTapsError, describeValue } from "./guard.js";
+import { asyncTapsError, causeText, describeValue } from "./guard.js";
 import type { DropReason, Explanation, MessageExplanation, TapExplanation } from "./types.js";
 
 /** A run that remembers, for each input index, the deciding plugin and the output positions. */
@@ -19,8 +18,9 @@ class ExplainRun extends ConvertRun {
 	/** Input index → the tap that removed its last output. */
 	readonly removedBy = new Map<number, string>();
 
-	constructor(messages: readonly unknown[], errors: ConvertToLlmError[]) {
-		super(messages, false, (error) => errors.push(error), true, true);
+	/** Converters and taps see the registry's `strict`, as in `convert`; problems are collected, never thrown. */
+	constructor(messages: readonly unknown[], strict: boolean, errors: ConvertToLlmError[]) {
+		super(messages, strict, (error) => errors.push(error), true, true);
 	}
 
 	override record(outputs: readonly Message[], from: number): void {
@@ -45,48 +45,70 @@ interface Trace {
 	output: Message[];
 }
 
-/** `registry.explain`: sync; throws like `convert` when `afterConvertAsync` has taps. */
+/** `registry.explain`: sync; throws like `convert` when `afterConvertAsync` has taps, and on nothing else. */
 export function explainSync(internals: RegistryInternals, messages: readonly AgentMessage[]): Explanation {
 	const asyncTaps = internals.hooks.afterConvertAsync.taps;
 	if (asyncTaps.length > 0) throw asyncTapsError(asyncTaps, "explain", "explainAsync");
-	const trace = start(internals, messages);
-	for (const tap of internals.hooks.afterConvert.taps) {
-		applyTap(trace, "afterConvert", tap, (tap.fn as TapFn)(trace.output, trace.run));
+	const errors: ConvertToLlmError[] = [];
+	try {
+		const trace = start(internals, messages, errors);
+		for (const tap of internals.hooks.afterConvert.taps) {
+			applyTap(trace, "afterConvert", tap, (tap.fn as TapFn)(trace.output, trace.run));
+		}
+		return finish(trace);
+	} catch (cause) {
+		return unexplained(errors, cause);
 	}
-	return finish(trace);
 }
 
-/** `registry.explainAsync`: also runs the `afterConvertAsync` taps. */
+/** `registry.explainAsync`: also runs the `afterConvertAsync` taps. Never rejects. */
 export async function explainAsync(
 	internals: RegistryInternals,
 	messages: readonly AgentMessage[],
 ): Promise<Explanation> {
-	const trace = start(internals, messages);
-	for (const tap of internals.hooks.afterConvert.taps) {
-		applyTap(trace, "afterConvert", tap, (tap.fn as TapFn)(trace.output, trace.run));
+	const errors: ConvertToLlmError[] = [];
+	try {
+		const trace = start(internals, messages, errors);
+		for (const tap of internals.hooks.afterConvert.taps) {
+			applyTap(trace, "afterConvert", tap, (tap.fn as TapFn)(trace.output, trace.run));
+		}
+		for (const tap of internals.hooks.afterConvertAsync.taps as readonly Tap[]) {
+			applyTap(trace, "afterConvertAsync", tap, await callAsyncTap(tap, trace.output, trace.run));
+		}
+		return finish(trace);
+	} catch (cause) {
+		return unexplained(errors, cause);
 	}
-	for (const tap of internals.hooks.afterConvertAsync.taps as readonly Tap[]) {
-		applyTap(trace, "afterConvertAsync", tap, await callAsyncTap(tap, trace.output, trace.run));
-	}
-	return finish(trace);
 }
 
-function start(internals: RegistryInternals, messages: readonly AgentMessage[]): Trace {
-	const errors: ConvertToLlmError[] = [];
+/** What is left to say when something no guard foresaw broke the trace (e.g. a revoked proxy as input). */
+function unexplained(errors: ConvertToLlmError[], cause: unknown): Explanation {
+	const error =
+		cause instanceof ConvertToLlmError
+			? cause
+			: new ConversionError(
+					`explain failed unexpectedly: ${causeText(cause)}. Nothing could be explained; check the plugins in use and the history given.`,
+					{ cause },
+				);
+	return { output: [], messages: [], taps: [], errors: [...errors, error] };
+}
+
+function start(internals: RegistryInternals, messages: readonly AgentMessage[], errors: ConvertToLlmError[]): Trace {
+	const { strict } = internals;
 	if (!Array.isArray(messages)) {
 		errors.push(
 			new InvalidMessageError(
 				`explain expects an array of AgentMessages, got ${describeValue(messages)}. Pass the agent's message history (an array).`,
 			),
 		);
-		const run = new ExplainRun([], errors);
+		const run = new ExplainRun([], strict, errors);
 		return { run, input: [], errors, taps: [], output: [] };
 	}
 	let input: readonly AgentMessage[] = messages;
 	if (internals.hooks.beforeConvert.taps.length > 0) {
-		input = internals.hooks.beforeConvert.call(input, new ExplainRun(input, errors)) ?? input;
+		input = internals.hooks.beforeConvert.call(input, new ExplainRun(input, strict, errors)) ?? input;
 	}
-	const run = new ExplainRun(input, errors);
+	const run = new ExplainRun(input, strict, errors);
 	const output = internals.convertMessages(input, run);
 	return { run, input, errors, taps: [], output };
 }
@@ -100,13 +122,24 @@ function callAsyncTap(tap: Tap, messages: Message[], run: ExplainRun): Promise<u
 	return Promise.resolve(fn(messages, run));
 }
 
-/** Records what one tap did, by position when it kept the length, by identity otherwise. */
+/** Whether a same-length result moved messages around (a slot holds a message from another slot). */
+function reordered(before: readonly Message[], after: readonly Message[]): boolean {
+	let earlier: Set<Message> | undefined;
+	for (let i = 0; i < after.length; i++) {
+		if (after[i] === before[i]) continue;
+		earlier ??= new Set(before);
+		if (earlier.has(after[i] as Message)) return true;
+	}
+	return false;
+}
+
+/** Records what one tap did: by position when it replaced messages in place, by identity otherwise. */
 function applyTap(trace: Trace, hook: TapExplanation["hook"], tap: Tap, result: unknown): void {
 	const before = trace.output;
 	const after = Array.isArray(result) ? (result as Message[]) : before;
 	const { run } = trace;
 	const entry: TapExplanation = { hook, plugin: tap.name, changed: [], removed: 0, added: 0 };
-	if (after.length === before.length) {
+	if (after.length === before.length && !reordered(before, after)) {
 		for (let i = 0; i < after.length; i++) {
 			if (after[i] !== before[i]) entry.changed.push(i);
 		}
@@ -138,17 +171,25 @@ function applyTap(trace: Trace, hook: TapExplanation["hook"], tap: Tap, result: 
 
 function finish(trace: Trace): Explanation {
 	const { run, input, errors, output } = trace;
+	const byIndex = new Map<number, ConvertToLlmError[]>();
+	for (const error of errors) {
+		if (error.index === undefined) continue;
+		const list = byIndex.get(error.index);
+		if (list === undefined) byIndex.set(error.index, [error]);
+		else list.push(error);
+	}
 	const messages: MessageExplanation[] = input.map((message, index) => {
-		const role = (message as { role?: unknown } | null)?.role;
+		const role = readField(message, "role");
+		const customType = role === "custom" ? readField(message, "customType") : undefined;
 		return {
 			index,
 			role: typeof role === "string" ? role : undefined,
-			customType: role === "custom" ? (message as CustomMessage).customType : undefined,
+			customType: typeof customType === "string" ? customType : undefined,
 			plugin: run.decided.get(index),
 			outputs: [],
 			dropped: undefined,
 			droppedBy: undefined,
-			errors: errors.filter((error) => error.index === index),
+			errors: byIndex.get(index) ?? [],
 		};
 	});
 	run.origin.forEach((index, position) => {
@@ -160,6 +201,16 @@ function finish(trace: Trace): Explanation {
 		if (entry.dropped === "filtered") entry.droppedBy = run.removedBy.get(entry.index);
 	}
 	return { output, messages, taps: trace.taps, errors };
+}
+
+/** A field of an input entry, or `undefined` when it is not an object or reading the field throws. */
+function readField(message: unknown, field: string): unknown {
+	if (message === null || typeof message !== "object") return undefined;
+	try {
+		return (message as Record<string, unknown>)[field];
+	} catch {
+		return undefined;
+	}
 }
 
 function dropReason(entry: MessageExplanation, run: ExplainRun): DropReason {

@@ -55,8 +55,15 @@ export function quote(value: unknown): string {
 
 /** The message of an unknown thrown value, for use inside our own error messages. */
 export function causeText(cause: unknown): string {
-	if (cause instanceof Error) return cause.message;
-	return String(cause);
+	let text: string;
+	try {
+		text = cause instanceof Error ? String(cause.message) : String(cause);
+	} catch {
+		// A thrown value with no string form (`Object.create(null)`) must not turn a report into a crash.
+		text = describeValue(cause);
+	}
+	// Our messages go on with ". …": a cause's own final period would double it.
+	return text.replace(/\.+$/, "");
 }
 
 /** Turns anything a tap threw into our error, naming the tap; errors that are already ours pass unchanged. */
@@ -76,7 +83,7 @@ interface TapLike {
 }
 
 /** Reports a problem of a tap; `ctx` is the context argument the tap was called with. */
-type Fail = (error: ConvertToLlmError, ctx: unknown) => void;
+export type TapFailure = (error: ConvertToLlmError, ctx: unknown) => void;
 
 /**
  * Guards a waterfall tap (`beforeConvert`, `afterConvert`, `afterConvertAsync`): a throw, a rejection
@@ -86,7 +93,7 @@ type Fail = (error: ConvertToLlmError, ctx: unknown) => void;
 export function guardWaterfallTap<T extends TapLike>(
 	tap: T,
 	hookName: string,
-	fail: Fail,
+	fail: TapFailure,
 	isItem?: (value: unknown) => boolean,
 ): T {
 	const { name: plugin } = tap;
@@ -124,11 +131,13 @@ export function guardWaterfallTap<T extends TapLike>(
 	};
 	if (tap.type === "sync") {
 		tap.fn = ((...args: unknown[]) => {
+			let result: unknown;
 			try {
-				return settle(call(...args), args[1], args[0]);
+				result = call(...args);
 			} catch (cause) {
 				return failed(cause, args[1]);
 			}
+			return settle(result, args[1], args[0]);
 		}) as T["fn"];
 	} else if (tap.type === "promise") {
 		tap.fn = ((...args: unknown[]) => {

@@ -7,17 +7,14 @@ import { AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfal
 import { type ConvertToLlmError, DuplicateConverterError } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
 import { type ConverterList, DispatchTable, toConverterList, toRoleDispatch } from "./dispatch.js";
-import { guardErrorTap, guardWaterfallTap, isModelMessage, isModelRole } from "./guard.js";
+import { guardErrorTap, guardWaterfallTap, isModelMessage, isModelRole, type TapFailure } from "./guard.js";
 import type { ConvertContext, ConverterResult, ConverterTapOptions, HookContext, RegistryHooks } from "./types.js";
 
-type ConverterHook = SyncBailHook<[AgentMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
-type CustomConverterHook = SyncBailHook<[CustomMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
+export type ConverterHook = SyncBailHook<[AgentMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
+export type CustomConverterHook = SyncBailHook<[CustomMessage, ConvertContext], ConverterResult, ConverterTapOptions>;
 type ConverterTap = ConverterHook["taps"][number] & ConverterTapOptions;
 
 const NO_CONVERTERS: ConverterList = Object.freeze({ names: [], fns: [], modelRole: false });
-
-/** Reports a problem of a tap; `ctx` is the context argument the tap was called with. */
-export type TapFailure = (error: ConvertToLlmError, ctx: unknown) => void;
 
 /**
  * Creates the hooks of a registry: every tap is guarded (see `guard.ts`), converter taps are checked
