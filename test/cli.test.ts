@@ -216,6 +216,13 @@ describe("convert-to-llm view", () => {
 		expect(run.stdout).not.toContain("\u001b");
 	});
 
+	it("should label content items that are not blocks instead of failing on them", async () => {
+		const message = { role: "user", content: [null, 7, { type: "text", text: "kept" }], timestamp: 0 };
+		const run = await cli(["-"], { stdin: JSON.stringify([message]) });
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(run.stdout).toContain("#0 user ← user [0] · 4 chars\n   [null block]\n   [number block]\n   kept\n");
+	});
+
 	it.each([
 		["a pipe", { isTTY: false }, false],
 		["a terminal", { isTTY: true }, true],

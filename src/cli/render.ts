@@ -60,6 +60,7 @@ export function totals(messages: readonly Message[]): Totals {
 		let messageChars = 0;
 		let messageImages = 0;
 		for (const block of blocksOf(message)) {
+			if (!isBlock(block)) continue;
 			if (block.type === "image") messageImages++;
 			else messageChars += blockText(block).length;
 		}
@@ -106,11 +107,14 @@ function meta(message: Message, style: Style): string {
 	return style.dim(` · ${parts.join(" · ")}`);
 }
 
-function blocksOf(message: Message): readonly Block[] {
+/** The items of `content`: blocks, or anything else a plugin or a hand-written history put there. */
+function blocksOf(message: Message): readonly unknown[] {
 	const content = (message as { content?: unknown }).content;
 	if (typeof content === "string") return [{ type: "text", text: content }];
-	return Array.isArray(content) ? (content as Block[]) : [];
+	return Array.isArray(content) ? content : [];
 }
+
+const isBlock = (value: unknown): value is Block => value !== null && typeof value === "object";
 
 function blockText(block: Block): string {
 	if (block.type === "text") return String(block.text ?? "");
@@ -125,7 +129,8 @@ function bodyLines(message: Message, style: Style): Line[] {
 		for (const line of text.split("\n")) lines.push({ text: sanitize(line), paint });
 	};
 	for (const block of blocksOf(message)) {
-		if (block.type === "text") push(String(block.text ?? ""));
+		if (!isBlock(block)) push(`[${block === null ? "null" : typeof block} block]`, style.dim);
+		else if (block.type === "text") push(String(block.text ?? ""));
 		else if (block.type === "thinking") push(`[thinking] ${String(block.thinking ?? "")}`, style.dim);
 		else if (block.type === "toolCall")
 			push(`→ ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`, style.blue);
