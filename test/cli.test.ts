@@ -216,6 +216,84 @@ describe("convert-to-llm view", () => {
 		expect(run.stdout).not.toContain("\u001b");
 	});
 
+	it("should show, not send, control characters in every field that comes from the history", async () => {
+		const T = "2025-01-31T12:00:00.000Z";
+		const session = [
+			{ type: "session", version: "3\u001b[2J", id: "s", timestamp: T, cwd: "/" },
+			{
+				type: "model_change",
+				id: "m\u001b[31m",
+				parentId: null,
+				timestamp: T,
+				provider: "p\u0007",
+				modelId: ["\u001b[5m"],
+			},
+			{
+				type: "thinking_level_change",
+				id: "t",
+				parentId: "m\u001b[31m",
+				timestamp: T,
+				thinkingLevel: "\u001b]0;x\u0007",
+			},
+			{
+				type: "message",
+				id: "u\u001b[1m",
+				parentId: "t",
+				timestamp: T,
+				message: { role: "user", content: "hi", timestamp: 0 },
+			},
+			{
+				type: "message",
+				id: "a",
+				parentId: "u\u001b[1m",
+				timestamp: T,
+				message: {
+					role: "assistant",
+					content: [],
+					provider: "\u001b[2J",
+					model: 7,
+					api: "x",
+					stopReason: "\u001b[8m",
+					usage: {},
+					timestamp: 0,
+				},
+			},
+			{
+				type: "message",
+				id: "r\u0007",
+				parentId: "a",
+				timestamp: T,
+				message: {
+					role: "toolResult",
+					toolCallId: "c",
+					toolName: "\u001b]0;pwned\u0007",
+					content: [],
+					isError: false,
+					timestamp: 0,
+				},
+			},
+		];
+		const run = await cli(["--explain", "-"], { stdin: session.map((line) => JSON.stringify(line)).join("\n") });
+		expect(run.code).toBe(0);
+		for (const text of [run.stdout, run.stderr]) {
+			expect(text).not.toContain("\u001b");
+			expect(text).not.toContain("\u0007");
+		}
+		const header = run.stdout.split("\n")[0];
+		expect(header).toBe(
+			"stdin · pi session v3␛[2J · leaf r� (5 of 5 entries on its path) · ␛[2J/7 · thinking ␛]0;x�",
+		);
+		expect(run.stdout).toContain("#0 user ← user u␛[1m · 2 chars");
+		expect(run.stdout).toContain("#1 assistant ← assistant a · ␛[2J/7 · ␛[8m · 0 chars");
+		expect(run.stdout).toContain("#2 toolResult ← toolResult r� · ␛]0;pwned� · 0 chars");
+		expect(run.stdout).toContain("[1] assistant   entry a  → #1");
+		expect(run.stdout).toContain("[0] user        entry u␛[1m  → #0");
+
+		const entries = await cli(["-"], { stdin: JSON.stringify({ type: "\u001b[2J", id: "x", parentId: null }) });
+		expect(entries.code).toBe(2);
+		expect(entries.stderr).toContain('line 1 is a "␛[2J" entry');
+	});
+
 	it("should label content items that are not blocks instead of failing on them", async () => {
 		const message = { role: "user", content: [null, 7, { type: "text", text: "kept" }], timestamp: 0 };
 		const run = await cli(["-"], { stdin: JSON.stringify([message]) });

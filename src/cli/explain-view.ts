@@ -25,7 +25,7 @@ export function renderExplanation(
 	const indexWidth = String(Math.max(0, explanation.messages.length - 1)).length;
 	for (const item of explanation.messages) {
 		const index = `[${String(item.index).padStart(indexWidth)}]`;
-		const entry = ids === undefined ? "" : `${style.dim(`entry ${ids[item.index] ?? "?"}`)}  `;
+		const entry = ids === undefined ? "" : `${style.dim(`entry ${sanitize(ids[item.index] ?? "?")}`)}  `;
 		const label = (labels[item.index] ?? "").padEnd(width);
 		out.push(`   ${index} ${label}  ${entry}${fate(item, input[item.index], style)}`);
 		for (const error of item.errors) {
@@ -49,12 +49,12 @@ export function renderExplanation(
 
 function roleText(item: MessageExplanation): string {
 	if (item.role === undefined) return "(no role)";
-	return sanitize(item.customType === undefined ? item.role : `${item.role}:${item.customType}`);
+	return item.customType === undefined ? sanitize(item.role) : `${sanitize(item.role)}:${sanitize(item.customType)}`;
 }
 
 /** What became of one message, in words. */
 function fate(item: MessageExplanation, message: AgentMessage | undefined, style: Style): string {
-	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${item.plugin}`;
+	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${sanitize(item.plugin)}`;
 	if (item.dropped === undefined) {
 		const outputs = item.outputs.map((i) => `#${i}`).join(", ");
 		return `${style.green("→")} ${outputs}${by}`;
@@ -74,9 +74,9 @@ function fate(item: MessageExplanation, message: AgentMessage | undefined, style
 		case "converter-failed":
 			return `${style.red("dropped")}, its converter failed${why}`;
 		case "filtered":
-			return `${style.yellow("dropped")}, removed after conversion by ${item.droppedBy ?? "a post-conversion hook"}`;
+			return `${style.yellow("dropped")}, removed after conversion by ${sanitize(item.droppedBy ?? "a post-conversion hook")}`;
 		default:
-			return `${style.yellow("dropped")} (${String(item.dropped)})${by}`;
+			return `${style.yellow("dropped")} (${sanitize(item.dropped)})${by}`;
 	}
 }
 
@@ -92,7 +92,7 @@ function tapText(tap: TapExplanation, style: Style): string {
 	if (tap.removed > 0) changes.push(`removed ${tap.removed}`);
 	if (tap.added > 0) changes.push(`added ${tap.added}`);
 	const what = changes.length === 0 ? style.dim("changed nothing") : changes.join(", ");
-	return `${tap.hook} ${tap.plugin}: ${what}`;
+	return `${tap.hook} ${sanitize(tap.plugin)}: ${what}`;
 }
 
 /** Problems not tied to one message (a failing post-conversion tap, say). */

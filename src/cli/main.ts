@@ -37,7 +37,7 @@ export async function main(io: CliIo): Promise<number> {
 		return await run(io);
 	} catch (error) {
 		if (error instanceof CliError) {
-			io.stderr.write(`convert-to-llm: ${error.message}\n`);
+			io.stderr.write(`convert-to-llm: ${oneLine(error.message)}\n`);
 			return error.exitCode;
 		}
 		const text = error instanceof Error ? error.message : String(error);
@@ -70,7 +70,7 @@ async function run(io: CliIo): Promise<number> {
 	});
 	const loaded = await loadPlugins(options.plugins, io.cwd);
 	const registry = createRegistryFor(options, loaded);
-	const warnings: string[] = [...input.problems];
+	const warnings = input.problems.map(oneLine);
 	if (options.strict && warnings.length > 0) {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
@@ -119,8 +119,9 @@ function sourcesOf(explanation: Explanation, input: LoadedInput): (string | unde
 	const ids = input.session?.entryIds;
 	const matches = ids !== undefined && ids.length === explanation.messages.length;
 	for (const item of explanation.messages) {
-		const role = item.customType === undefined ? item.role : `${item.role}:${item.customType}`;
-		const label = sanitize(matches ? `${role} ${ids[item.index]}` : `${role} [${item.index}]`);
+		const role =
+			item.customType === undefined ? sanitize(item.role) : `${sanitize(item.role)}:${sanitize(item.customType)}`;
+		const label = matches ? `${role} ${sanitize(ids[item.index])}` : `${role} [${item.index}]`;
 		for (const output of item.outputs) sources[output] = label;
 	}
 	return sources;
@@ -146,16 +147,18 @@ function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: C
 	const parts = [style.bold(sanitize(input.name))];
 	const session = input.session;
 	if (session !== undefined) {
-		parts.push(`pi session v${session.version}`);
+		parts.push(`pi session v${sanitize(session.version)}`);
 		const leaf = session.leafId === null ? "no leaf" : `leaf ${sanitize(session.leafId)}`;
 		parts.push(`${leaf} (${format(session.pathLength)} of ${format(session.entries)} entries on its path)`);
-		if (session.model !== null) parts.push(sanitize(`${session.model.provider}/${session.model.modelId}`));
+		if (session.model !== null) parts.push(`${sanitize(session.model.provider)}/${sanitize(session.model.modelId)}`);
 		if (session.thinkingLevel !== "off") parts.push(`thinking ${sanitize(session.thinkingLevel)}`);
 	} else {
 		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${format(input.messages.length)} AgentMessages`);
 	}
 	const plugins = ["pi's default preset"];
-	for (const { spec, plugins: list } of loaded) plugins.push(`${list.map((p) => p.name).join(", ")} (${spec})`);
+	for (const { spec, plugins: list } of loaded) {
+		plugins.push(`${list.map((p) => sanitize(p.name)).join(", ")} (${sanitize(spec)})`);
+	}
 	if (options.blockImages) plugins.push("block-images");
 	return [parts.join(style.dim(" · ")), style.dim(`converted with ${plugins.join(" + ")}`)];
 }

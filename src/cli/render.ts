@@ -74,7 +74,7 @@ export function totals(messages: readonly Message[]): Totals {
 /** The footer: `── N model messages …`. */
 export function renderFooter(messages: readonly Message[], inputCount: number, style: Style): string[] {
 	const { byRole, chars, images, tokens } = totals(messages);
-	const roles = [...byRole].map(([role, count]) => `${count} ${role}`).join(" · ");
+	const roles = [...byRole].map(([role, count]) => `${count} ${sanitize(role)}`).join(" · ");
 	const plural = (n: number, word: string) => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const imageText = images === 0 ? "" : ` · ${plural(images, "image")}`;
 	return [
@@ -87,19 +87,19 @@ export function renderFooter(messages: readonly Message[], inputCount: number, s
 
 export const format = (n: number): string => n.toLocaleString("en-US");
 
-function roleLabel(role: string, style: Style): string {
+function roleLabel(role: unknown, style: Style): string {
 	if (role === "user") return style.green(role);
 	if (role === "assistant") return style.cyan(role);
 	if (role === "toolResult") return style.yellow(role);
-	return style.magenta(role);
+	return style.magenta(sanitize(role));
 }
 
 function meta(message: Message, style: Style): string {
 	const parts: string[] = [];
 	if (message.role === "assistant") {
-		parts.push(`${message.provider}/${message.model}`, message.stopReason);
+		parts.push(`${sanitize(message.provider)}/${sanitize(message.model)}`, sanitize(message.stopReason));
 	} else if (message.role === "toolResult") {
-		parts.push(message.toolName);
+		parts.push(sanitize(message.toolName));
 		if (message.isError) parts.push(style.red("error"));
 	}
 	const chars = totals([message]).chars;

@@ -57,10 +57,12 @@ export function wantsColor(isTTY: boolean | undefined, env: Readonly<Record<stri
 }
 
 /**
- * Text from a history, made safe to print: a session can hold escape sequences that would drive
- * the terminal, so control characters are shown, not sent (tabs become two spaces).
+ * A value from a history, made safe to print: a session can hold escape sequences that would drive
+ * the terminal, so control characters are shown, not sent (tabs become two spaces). A value that is
+ * not a string (a number where pi writes a string, say) is printed as `String()` gives it.
  */
-export function sanitize(text: string): string {
+export function sanitize(value: unknown): string {
+	const text = typeof value === "string" ? value : toText(value);
 	let result = "";
 	let from = 0;
 	for (let i = 0; i < text.length; i++) {
@@ -71,4 +73,13 @@ export function sanitize(text: string): string {
 		from = i + 1;
 	}
 	return from === 0 ? text : result + text.slice(from);
+}
+
+function toText(value: unknown): string {
+	try {
+		return String(value);
+	} catch {
+		// An object without a prototype (or with a throwing toString) has no text of its own.
+		return Object.prototype.toString.call(value);
+	}
 }
