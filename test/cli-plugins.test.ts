@@ -45,6 +45,46 @@ describe("convert-to-llm --explain", () => {
 		expect(run.stdout).toContain("── 200,000 model messages from 200,000 history messages");
 	});
 
+	it("should list a failed converter's error under a message dropped after the fallback ran", async () => {
+		const plugin = module(
+			"kaput.mjs",
+			`export default { name: "todo-ext", apply(r) {
+				r.register("custom", () => { throw new Error("kaput"); }, { name: "todo-ext", customType: "todo" });
+				r.hooks.afterConvert.tap("todo-ext", (messages) => messages.filter((m) => !JSON.stringify(m.content).includes("drop me")));
+			} };`,
+		);
+		const todo = (content: string, extra = {}) => ({
+			role: "custom",
+			customType: "todo",
+			content,
+			display: true,
+			timestamp: 0,
+			...extra,
+		});
+		const history = [
+			todo("x", { excludeFromContext: true }),
+			todo("drop me"),
+			todo("kept"),
+			{ role: "ticket", timestamp: 0 },
+		];
+		const run = await cli(["--explain", "--plugin", plugin, "-"], { stdin: JSON.stringify(history) });
+		expect(run.code).toBe(0);
+		const why = run.stdout.slice(run.stdout.indexOf("── Why")).split("\n");
+		const kaput = (index: number) =>
+			`       ↳ Converter "todo-ext" failed on message ${index} (role "custom", customType "todo"): it threw: kaput. The next converter for the role was used, or the message was dropped if there was none; fix or remove the plugin.`;
+		expect(why.slice(1, 7)).toEqual([
+			"   [0] custom:todo  dropped, excluded from context by convert-to-llm:custom",
+			kaput(0),
+			"   [1] custom:todo  dropped, removed after conversion by todo-ext",
+			kaput(1),
+			"   [2] custom:todo  → #0 by convert-to-llm:custom",
+			kaput(2),
+		]);
+		// The reason of an unknown-role drop is on its own line, not repeated below it.
+		expect(why[7]).toMatch(/^ {3}\[3\] ticket {7}dropped: No converter for role "ticket"/);
+		expect(why[8]).toBe("── Post-conversion hooks, in the order they ran");
+	});
+
 	it("should print the explanation as JSON with --json", async () => {
 		const run = await cli(["--explain", "--json", DEMO]);
 		const explanation = JSON.parse(run.stdout);

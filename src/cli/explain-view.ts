@@ -28,10 +28,11 @@ export function renderExplanation(
 		const entry = ids === undefined ? "" : `${style.dim(`entry ${sanitize(ids[item.index] ?? "?")}`)}  `;
 		const label = (labels[item.index] ?? "").padEnd(width);
 		out.push(`   ${index} ${label}  ${entry}${fate(item, input[item.index], style)}`);
-		for (const error of item.errors) {
-			if (item.dropped === undefined || error !== item.errors.at(-1)) {
-				out.push(`   ${" ".repeat(indexWidth + 2)} ${style.dim(`↳ ${oneLine(error.message)}`)}`);
-			}
+		// The fate line already gives the last error as the reason for these drops; list the others.
+		const listed = tellsWhy(item) ? item.errors.length - 1 : item.errors.length;
+		for (let e = 0; e < listed; e++) {
+			const error = item.errors[e] as ConvertToLlmError;
+			out.push(`   ${" ".repeat(indexWidth + 2)} ${style.dim(`↳ ${oneLine(error.message)}`)}`);
 		}
 	}
 	if (explanation.messages.length === 0) out.push(style.dim("   (no history messages)"));
@@ -52,6 +53,11 @@ function roleText(item: MessageExplanation): string {
 	return item.customType === undefined ? sanitize(item.role) : `${sanitize(item.role)}:${sanitize(item.customType)}`;
 }
 
+/** Whether {@link fate} prints the message's last error as the reason it was dropped. */
+const tellsWhy = (item: MessageExplanation): boolean =>
+	item.errors.length > 0 &&
+	(item.dropped === "unknown-role" || item.dropped === "invalid-message" || item.dropped === "converter-failed");
+
 /** What became of one message, in words. */
 function fate(item: MessageExplanation, message: AgentMessage | undefined, style: Style): string {
 	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${sanitize(item.plugin)}`;
@@ -59,8 +65,7 @@ function fate(item: MessageExplanation, message: AgentMessage | undefined, style
 		const outputs = item.outputs.map((i) => `#${i}`).join(", ");
 		return `${style.green("→")} ${outputs}${by}`;
 	}
-	const last = item.errors.at(-1);
-	const why = last === undefined ? "" : `: ${oneLine(last.message)}`;
+	const why = tellsWhy(item) ? `: ${oneLine((item.errors.at(-1) as ConvertToLlmError).message)}` : "";
 	switch (item.dropped) {
 		case "converter": {
 			const excluded = isExcluded(message);
