@@ -7,7 +7,17 @@ import type { LintRule } from "./hooks/lint.js";
  * the original error as `cause`. Messages say what happened, where, and what to do next.
  */
 
-/** Stable machine-readable codes, one per error class. */
+/**
+ * Stable machine-readable codes, one per error class.
+ *
+ * Contract: each value is the `code` of exactly one class and does not change between versions; match
+ * on `code` or `instanceof`, never on the message text, which may be reworded.
+ *
+ * @example
+ * registry.hooks.error.tap("metrics", (error) => {
+ *   if (error.code === ErrorCode.UNKNOWN_ROLE) metrics.increment("unknown-role");
+ * });
+ */
 export const ErrorCode = Object.freeze({
 	UNKNOWN_ROLE: "CONVERT_TO_LLM_UNKNOWN_ROLE",
 	CONVERSION_FAILED: "CONVERT_TO_LLM_CONVERSION_FAILED",
@@ -22,7 +32,15 @@ export const ErrorCode = Object.freeze({
 /** One of the {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** Where a problem happened. Every field is optional: a misuse of the API has no message index. */
+/**
+ * Where a problem happened: the last argument of every error constructor.
+ *
+ * Contract: every field is optional (a misuse of the API has no message index); each is copied to the
+ * error's field of the same name, and `cause` to the standard `Error.cause` (left unset when `undefined`).
+ *
+ * @example
+ * new ConversionError('Converter "todo-ext" failed on message 3 …', { role: "custom", customType: "todo", index: 3, plugin: "todo-ext", cause });
+ */
 export interface ErrorDetails {
 	/** The role of the message involved (for `custom`, see also `customType`). */
 	role?: string;
@@ -67,7 +85,17 @@ export class ConvertToLlmError extends Error {
 
 /**
  * A message whose role no registered converter handles (or every converter for it passed with
- * `undefined`). Lenient mode drops the message and reports this.
+ * `undefined`).
+ *
+ * Contract: the message is dropped; lenient registries report this on `hooks.error`, strict ones
+ * throw it (`convertAsync` rejects with it), `explain` collects it. Sets `role`, `index` and, for a
+ * `custom` message, `customType`; never `plugin`. Not raised for a message whose converters failed:
+ * their `ConversionError` stands for it.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof UnknownRoleError) console.warn(`no converter for ${error.role} (message ${error.index})`);
+ * });
  */
 export class UnknownRoleError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {
@@ -76,8 +104,20 @@ export class UnknownRoleError extends ConvertToLlmError {
 }
 
 /**
- * A converter or a hook tap threw, or returned something that is not a pi-ai `Message`.
- * Lenient mode falls back to the next converter for the role (or skips the tap) and reports this.
+ * A converter or a hook tap threw, rejected, or returned something that is not a pi-ai `Message` (for
+ * a waterfall tap: not an array of them); or `isolate` could not copy a message.
+ *
+ * Contract: lenient registries report it on `hooks.error` and go on without the culprit's result: the
+ * next converter for the role decides (the message is dropped if none does), a tap's change is
+ * skipped, an uncopyable message is passed on as it is. Strict ones throw it (`convertAsync` rejects
+ * with it). A converter's failure sets `role`, `index`, `plugin` and, for `custom`, `customType`; a
+ * tap's sets `plugin`; `cause` is what was thrown, when something was. Our own errors thrown by a
+ * converter or tap are passed on as they are, never wrapped in this.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof ConversionError) console.warn(`plugin ${error.plugin} failed`, error.cause);
+ * });
  */
 export class ConversionError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {
@@ -88,6 +128,16 @@ export class ConversionError extends ConvertToLlmError {
 /**
  * An entry of the history that is not a message (`null`, a number, no string `role`), a history
  * that is not an array, or a factory given an invalid timestamp.
+ *
+ * Contract: an entry is dropped, with `index` set; a history that is not an array converts to `[]`,
+ * with no field set. Both are reported on `hooks.error` by lenient registries, thrown by strict ones,
+ * collected by `explain`. The factories (`createBranchSummaryMessage`, …) always throw it, with
+ * `role` set.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof InvalidMessageError) console.warn(`history entry ${error.index} is not a message`);
+ * });
  */
 export class InvalidMessageError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {
@@ -95,14 +145,42 @@ export class InvalidMessageError extends ConvertToLlmError {
 	}
 }
 
-/** A second converter registered for the same role (or `customType`) without `override: true`. Always thrown. */
+/**
+ * A second converter registered for the same role (or `customType`) without `override: true`.
+ *
+ * Contract: always thrown, whatever `strict` says, by `register` (or a direct tap on `hooks.convert` /
+ * `hooks.convertCustom`) and so by the `use()` that called it; that converter is not registered. Sets
+ * `plugin` (the newcomer), `role` and, for a `customType` converter, `customType`.
+ *
+ * @example
+ * try {
+ *   registry.use(mine);
+ * } catch (error) {
+ *   if (error instanceof DuplicateConverterError) console.error(`${error.plugin}: ${error.message}`);
+ * }
+ */
 export class DuplicateConverterError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.DUPLICATE_CONVERTER, message, details);
 	}
 }
 
-/** A plugin without a name or an `apply` function, or a converter registered without a name. Always thrown. */
+/**
+ * A plugin without a name or an `apply` function, or a converter registered without a name.
+ *
+ * Contract: always thrown, whatever `strict` says: by `use()` (not a plugin object, no name, no
+ * `apply`, or an `apply` that threw an error not ours, as `cause`) and by `register()` (no
+ * `options.name`, a role that is not a string, a converter that is not a function, a `customType`
+ * that is not a string or not on role `custom`). Sets `plugin` when the name is known, `role` where
+ * one is involved.
+ *
+ * @example
+ * try {
+ *   registry.use(mine);
+ * } catch (error) {
+ *   if (error instanceof InvalidPluginError) console.error(`${error.plugin ?? "a nameless plugin"}: ${error.message}`);
+ * }
+ */
 export class InvalidPluginError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.INVALID_PLUGIN, message, details);
@@ -112,6 +190,16 @@ export class InvalidPluginError extends ConvertToLlmError {
 /**
  * The sync `convert` was called on a registry with `afterConvertAsync` taps. Always thrown: skipping
  * an async redactor silently would leak what it was meant to hide. Use `convertAsync`.
+ *
+ * Contract: thrown by `convert` and `explain`, whatever `strict` says, before anything runs; `plugin`
+ * is the first `afterConvertAsync` tap. `convertAsync` and `explainAsync` never throw it.
+ *
+ * @example
+ * try {
+ *   registry.convert(history);
+ * } catch (error) {
+ *   if (error instanceof AsyncHookInSyncConvertError) return registry.convertAsync(history);
+ * }
  */
 export class AsyncHookInSyncConvertError extends ConvertToLlmError {
 	constructor(message: string, details: ErrorDetails = {}) {

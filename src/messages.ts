@@ -78,6 +78,11 @@ export interface CustomMessage<T = unknown> {
  * The summary of a branch the conversation came back from.
  *
  * Contract: converted to one `user` text block `BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX`.
+ *
+ * @example
+ * const back: BranchSummaryMessage = {
+ *   role: "branchSummary", summary: "Tried Date.parse: it accepts 2025-02-30", fromId: "a1b2c3d4", timestamp: Date.now(),
+ * };
  */
 export interface BranchSummaryMessage {
 	role: "branchSummary";
@@ -90,6 +95,11 @@ export interface BranchSummaryMessage {
  * The summary that replaces compacted history.
  *
  * Contract: converted to one `user` text block `COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX`.
+ *
+ * @example
+ * const compacted: CompactionSummaryMessage = {
+ *   role: "compactionSummary", summary: "## Goal\nFix parseDue", tokensBefore: 48_000, timestamp: Date.now(),
+ * };
  */
 export interface CompactionSummaryMessage {
 	role: "compactionSummary";
@@ -169,6 +179,10 @@ function toEpochMs(timestamp: TimestampInput, factory: string, role: string): nu
 /**
  * Builds a {@link BranchSummaryMessage}, as pi does for a `branch_summary` session entry.
  *
+ * Contract: a new message with pi's fields in pi's order; `summary` and `fromId` are kept as given;
+ * `timestamp` becomes epoch milliseconds as pi computes them (`new Date(timestamp).getTime()`). An
+ * invalid date throws (with `role` set) instead of sending `NaN` to the model.
+ *
  * @throws {InvalidMessageError} when `timestamp` is not a valid date.
  * @example
  * createBranchSummaryMessage("Tried X, it failed", "a1b2c3d4", "2025-01-31T12:00:00.000Z");
@@ -189,6 +203,9 @@ export function createBranchSummaryMessage(
 /**
  * Builds a {@link CompactionSummaryMessage}, as pi does for a `compaction` session entry.
  *
+ * Contract: as {@link createBranchSummaryMessage}: a new message with pi's fields in pi's order,
+ * `summary` and `tokensBefore` kept as given, `timestamp` in epoch milliseconds; an invalid date throws.
+ *
  * @throws {InvalidMessageError} when `timestamp` is not a valid date.
  * @example
  * createCompactionSummaryMessage("We refactored the parser", 48_000, "2025-01-31T12:00:00.000Z");
@@ -208,6 +225,10 @@ export function createCompactionSummaryMessage(
 
 /**
  * Builds a {@link CustomMessage}, as pi does for a `custom_message` session entry.
+ *
+ * Contract: as {@link createBranchSummaryMessage}: a new message with pi's fields in pi's order
+ * (`details` is present even when `undefined`), `timestamp` in epoch milliseconds; `content` is kept
+ * as given, an array not copied; `excludeFromContext` is never set. An invalid date throws.
  *
  * @throws {InvalidMessageError} when `timestamp` is not a valid date.
  * @example

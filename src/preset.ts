@@ -13,6 +13,10 @@ import type { Plugin, Registry, RegistryOptions } from "./registry/types.js";
  *
  * Contract: `createDefaultRegistry()` is `createRegistry()` plus `use()` of each, in this order; the
  * list is frozen, so build your own list (`[...defaultPreset, mine]`) to change it.
+ *
+ * @example
+ * const registry = createRegistry({ strict: true });
+ * for (const plugin of [...defaultPreset, artifacts]) registry.use(plugin);
  */
 export const defaultPreset: readonly Plugin[] = Object.freeze([
 	modelRoles,
@@ -22,7 +26,15 @@ export const defaultPreset: readonly Plugin[] = Object.freeze([
 	compactionSummary,
 ]);
 
-/** Options of {@link createDefaultRegistry}. */
+/**
+ * Options of {@link createDefaultRegistry}: those of `createRegistry`, plus plugins to use.
+ *
+ * Contract: `strict` and `isolate` apply to the whole registry, preset included; `plugins` are
+ * `use()`d after the preset, in order, so they can override its converters (`override: true`).
+ *
+ * @example
+ * createDefaultRegistry({ isolate: true, plugins: [escapeSummaries(), safeFences()] });
+ */
 export interface DefaultRegistryOptions extends RegistryOptions {
 	/** Plugins to `use()` after the preset. */
 	plugins?: readonly Plugin[];
@@ -30,6 +42,11 @@ export interface DefaultRegistryOptions extends RegistryOptions {
 
 /**
  * A registry with the default preset: converts exactly as pi-coding-agent 0.73.1's `convertToLlm`.
+ *
+ * Contract: a new registry on every call, sharing nothing: `createRegistry(options)`, then `use()` of
+ * each plugin of `defaultPreset`, then of each of `options.plugins`, in order. Throws at once what
+ * `use()` throws (`InvalidPluginError` for a nameless plugin, `DuplicateConverterError` for a second
+ * converter of a role without `override`).
  *
  * @example
  * const registry = createDefaultRegistry().use(blockImages({ enabled: () => settings.blockImages }));
@@ -46,7 +63,15 @@ const shared = createDefaultRegistry();
 
 /**
  * pi-coding-agent 0.73.1's `convertToLlm`, on the default preset: same output on every well-typed
- * history. Never throws: malformed entries and unknown roles are dropped, as pi's `switch` drops
- * unknown roles. Use `createDefaultRegistry()` to add plugins or see problems on `hooks.error`.
+ * history.
+ *
+ * Contract: never throws, whatever it is given: malformed entries and unknown roles are dropped
+ * silently, as pi's `switch` drops unknown roles. Every call goes through one lenient registry, made
+ * when the module loads, that nothing can extend; `user`, `assistant` and `toolResult` messages come
+ * back as the same objects. Use `createDefaultRegistry()` to add plugins, isolate the output or see
+ * problems on `hooks.error`.
+ *
+ * @example
+ * const messages = convertToLlm(agent.state.messages); // pi-ai Message[], as pi 0.73.1 would send them
  */
 export const convertToLlm = (messages: AgentMessage[]): Message[] => shared.convert(messages);

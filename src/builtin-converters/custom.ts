@@ -9,6 +9,14 @@ export const CUSTOM_PLUGIN = "convert-to-llm:custom";
  * pi's conversion of an extension message: a `user` message; string content becomes one text block,
  * array content is passed on as the same array; `null` (dropped) when `excludeFromContext` is truthy
  * (pi after 0.73.1; 0.73.1 histories never carry the field).
+ *
+ * Contract: byte-identical to pi 0.73.1 (keys in pi's order); a new message on every call, but array
+ * content is the input's own array (`isolate: true` copies it); `customType`, `display` and `details`
+ * never reach the model; never `undefined`.
+ *
+ * @example
+ * convertCustom(createCustomMessage("ci", "green", true, undefined, 0));
+ * // { role: "user", content: [{ type: "text", text: "green" }], timestamp: 0 }
  */
 export function convertCustom(message: CustomMessage): UserMessage | null {
 	if (message.excludeFromContext) return null;
@@ -20,6 +28,14 @@ export function convertCustom(message: CustomMessage): UserMessage | null {
 /**
  * Built-in plugin for role `custom`. Converters registered with `{ customType }` run before it; it is
  * the fallback for every custom message they pass on.
+ *
+ * Contract: registers {@link convertCustom} as `convert-to-llm:custom`; part of `defaultPreset`; one
+ * shared object, so using it twice on a registry does nothing; on a registry that already has a
+ * generic `custom` converter, `use()` throws `DuplicateConverterError` (`customType` converters do not
+ * count).
+ *
+ * @example
+ * const registry = createRegistry().use(modelRoles).use(custom);
  */
 export const custom: Plugin = Object.freeze<Plugin>({
 	name: CUSTOM_PLUGIN,

@@ -14,6 +14,10 @@ export { passThrough };
  *
  * Contract: part of `defaultPreset`; a bare `createRegistry()` does not include it. Override a role
  * with `registry.register("user", fn, { name, override: true })`; this stays the fallback.
+ *
+ * @example
+ * const user = { role: "user" as const, content: "hi", timestamp: 0 };
+ * createRegistry().use(modelRoles).convert([user])[0] === user; // true
  */
 export const modelRoles: Plugin = Object.freeze<Plugin>({
 	name: MODEL_ROLES_PLUGIN,

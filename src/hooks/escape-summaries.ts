@@ -16,7 +16,16 @@ export const ESCAPE_SUMMARIES_PLUGIN = "convert-to-llm:escape-summaries";
 /** Which tag-like text {@link escapeSummaryText} neutralises besides `summary`: more tag names, or `"all"`. */
 export type EscapedTags = readonly string[] | "all";
 
-/** Options of {@link escapeSummaries}. */
+/**
+ * Options of {@link escapeSummaries}.
+ *
+ * Contract: read once, when `escapeSummaries()` is called (the pattern is compiled then). Names are
+ * matched case-insensitively; `summary` is always escaped, so `tags: []` or `["summary"]` equals the
+ * default; entries that are not non-empty strings are ignored.
+ *
+ * @example
+ * createDefaultRegistry().use(escapeSummaries({ tags: ["system", "instructions"] }));
+ */
 export interface EscapeSummariesOptions {
 	/**
 	 * More tag names to neutralise (case-insensitive) besides `summary`, which always is; or `"all"`

@@ -18,6 +18,15 @@ export const LINT_PLUGIN = "convert-to-llm:lint";
  * - `invalid-timestamp`: a `timestamp` that is not a finite number.
  *
  * Assistant messages that stopped with `error` or `aborted` are skipped, as pi-ai skips them.
+ *
+ * Contract: each {@link LintError} names exactly one rule in `rule`; a message that breaks several
+ * gives one error per rule (and one `orphan-tool-call` per orphaned call). An output entry that is not
+ * a message object is an `empty-content` finding.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof LintError && error.rule === "orphan-tool-result") log.error(error.message);
+ * });
  */
 export type LintRule =
 	| "empty-content"
@@ -26,10 +35,27 @@ export type LintRule =
 	| "image-while-blocked"
 	| "invalid-timestamp";
 
-/** What the lint does with what it finds. */
+/**
+ * What the lint does with what it finds.
+ *
+ * Contract: `"report"` never changes the output. `"repair"` first drops, without reporting them,
+ * empty `user`/`assistant` messages and entries that are not messages (the only safe repair), then
+ * reports what is left; it is idempotent and returns the same array when nothing is dropped.
+ *
+ * @example
+ * lint({ mode: process.env.CI === "true" ? "report" : "repair" });
+ */
 export type LintMode = "report" | "repair";
 
-/** Options of {@link lint}. */
+/**
+ * Options of {@link lint}.
+ *
+ * Contract: read once, when `lint()` is called, except `imagesBlocked` given as a function, which is
+ * read on every conversion; any `mode` but `"repair"` reports.
+ *
+ * @example
+ * lint({ mode: "repair", imagesBlocked: () => settings.blockImages });
+ */
 export interface LintOptions {
 	/**
 	 * `report` (default): report every finding. `repair`: drop empty `user`/`assistant` messages first

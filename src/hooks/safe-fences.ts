@@ -45,6 +45,10 @@ export function codeSpan(text: string): string {
  * The backtick fence for a fenced code block holding `text`: one longer than the longest backtick
  * run in `text`, and at least three, so no line of `text` can close the block early.
  *
+ * Contract: longer than every backtick run in `text` (CommonMark closes a backtick fence only with a
+ * run at least as long), and exactly pi's "```" whenever `text` holds no run of three or more, so
+ * output that needs no longer fence is fenced byte for byte as pi fences it.
+ *
  * @example
  * codeFence("plain output");       // "```"
  * codeFence("```js\nx\n```");      // "````"

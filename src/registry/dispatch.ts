@@ -37,6 +37,14 @@ export interface RoleDispatch {
 /**
  * The converter that returns the message itself: pi sends `user`, `assistant` and `toolResult`
  * messages unchanged (the same object). Recognised by the dispatch table, which then skips the call.
+ *
+ * Contract: returns its argument, never a copy (`isolate: true` copies the output). `modelRoles`
+ * registers it for pi-ai's three roles; when it is such a role's only converter, the registry skips
+ * the call and the result check. For any other role it fails to compile (an `AgentMessage` is not a
+ * `Message`); forced through, each result is a `ConversionError`, reported or thrown as `strict` says.
+ *
+ * @example
+ * registry.register("toolResult", passThrough, { name: "tool-results-as-is" });
  */
 export const passThrough = <M>(message: M): M => message;
 

@@ -4,10 +4,30 @@ import type { AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWat
 import type { ConvertToLlmError } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
 
-/** Every role an `AgentMessage` can have: pi-ai's three plus each role declared in `CustomAgentMessages`. */
+/**
+ * Every role an `AgentMessage` can have: pi-ai's three plus each role declared in `CustomAgentMessages`.
+ *
+ * Contract: a role joins only by declaration merging into pi-agent-core's `CustomAgentMessages` (this
+ * package declares the four app roles); `register` takes no other role, so an undeclared or misspelt
+ * role (roles are case-sensitive) fails to compile.
+ *
+ * @example
+ * declare module "@mariozechner/pi-agent-core" {
+ *   interface CustomAgentMessages { artifact: ArtifactMessage }
+ * }
+ * const role: AgentRole = "artifact"; // compiles only with the declaration above
+ */
 export type AgentRole = AgentMessage["role"];
 
-/** The message type of role `R`, e.g. `MessageOfRole<"bashExecution">` is `BashExecutionMessage`. */
+/**
+ * The message type of role `R`, e.g. `MessageOfRole<"bashExecution">` is `BashExecutionMessage`.
+ *
+ * Contract: exactly the members of `AgentMessage` whose `role` is `R`; it is what a `Converter<R>`
+ * receives, so reading a field the role lacks fails to compile.
+ *
+ * @example
+ * const commandOf = (m: MessageOfRole<"bashExecution">): string => m.command;
+ */
 export type MessageOfRole<R extends AgentRole> = Extract<AgentMessage, { role: R }>;
 
 /**
@@ -15,6 +35,13 @@ export type MessageOfRole<R extends AgentRole> = Extract<AgentMessage, { role: R
  *
  * Contract: `undefined` = not mine, the next converter for this role decides; `null` or `[]` = drop
  * the message; a `Message` or a list of them = the model sees these, in this order.
+ *
+ * @example
+ * const ci: Converter<"custom"> = (m) => {
+ *   if (m.customType !== "ci") return undefined; // not mine: the next converter decides
+ *   if (!m.display) return null; // dropped
+ *   return { role: "user", content: `CI: ${String(m.content)}`, timestamp: m.timestamp };
+ * };
  */
 export type ConverterResult = Message | readonly Message[] | null | undefined;
 
@@ -23,6 +50,12 @@ export type ConverterResult = Message | readonly Message[] | null | undefined;
  *
  * Contract: valid only during the call (the registry reuses one object per `convert` call); read it,
  * do not keep it.
+ *
+ * @example
+ * registry.register("custom", (m, ctx) => {
+ *   const next = ctx.messages[ctx.index + 1] as { customType?: unknown } | undefined;
+ *   return next?.customType === "status" ? null : undefined; // keep only the last of a run of statuses
+ * }, { name: "status-dedupe", customType: "status" });
  */
 export interface ConvertContext {
 	/** Index of the message in `messages`. */
@@ -46,7 +79,17 @@ export interface ConvertContext {
  */
 export type Converter<R extends AgentRole> = (message: MessageOfRole<R>, ctx: ConvertContext) => ConverterResult;
 
-/** Ordering of converters for a role and of post-conversion taps: lower stages run first. */
+/**
+ * Ordering of converters for a role and of post-conversion taps: lower stages run first.
+ *
+ * Contract: plain numbers in a frozen object; any number is a valid stage, and a tap without one is
+ * at `DEFAULT`. Waterfall taps (`beforeConvert`, `afterConvert`, `afterConvertAsync`) run by
+ * ascending stage, equal stages in tap order; for converters a stage orders overrides only (see
+ * {@link ConverterTapOptions.override}). `blockImages` taps at `SANITIZE`, `lint` at `VERIFY`.
+ *
+ * @example
+ * registry.hooks.afterConvert.tap({ name: "redact-keys", stage: Stage.SANITIZE - 1 }, redactKeys); // just before blockImages
+ */
 export const Stage = Object.freeze({
 	/** Runs before everything at the default stage. */
 	EARLY: -100,
@@ -65,17 +108,39 @@ export const Stage = Object.freeze({
  * `customType`) takes one converter; registering a second throws `DuplicateConverterError` unless
  * `override: true`, in which case the new one runs first and the earlier one stays as its fallback
  * (it runs when the new one returns `undefined` or throws).
+ *
+ * @example
+ * registry.register("bashExecution", (m) => (m.command.startsWith("vault ") ? null : undefined), {
+ *   name: "hide-vault",
+ *   override: true, // runs first; the built-in converter converts every run it passes on
+ * });
  */
 export interface RegisterOptions {
 	/** The plugin name used for the tap, in errors and in traces. */
 	name: string;
-	/** Lower runs first among converters of the same role (see {@link Stage}). Default `0`. */
+	/**
+	 * Orders the overrides of one role (or `customType`): lower runs first (see {@link Stage}); every
+	 * override runs before the converter it overrides. Default `0`.
+	 */
 	stage?: number;
 	/** Put this converter in front of the existing one(s) instead of throwing `DuplicateConverterError`. */
 	override?: boolean;
 }
 
-/** Options of {@link Registry.register} for role `custom`: `customType` narrows the converter to one extension's messages. */
+/**
+ * Options of {@link Registry.register} for role `custom`: `customType` narrows the converter to one extension's messages.
+ *
+ * Contract: without `customType`, an ordinary `custom` converter. With it, the converter is asked only
+ * for `custom` messages of that type, before every converter of the role; those stay its fallback
+ * (when it returns `undefined`, or fails in a lenient registry). One converter per `customType`
+ * unless `override`. A `customType` that is not a string throws `InvalidPluginError`.
+ *
+ * @example
+ * registry.register("custom", (m) => ({ role: "user", content: `Todo: ${String(m.content)}`, timestamp: m.timestamp }), {
+ *   name: "todo-ext",
+ *   customType: "todo",
+ * });
+ */
 export interface CustomRegisterOptions extends RegisterOptions {
 	/**
 	 * Only messages with this `customType` reach the converter; it runs before the generic `custom`
@@ -84,10 +149,31 @@ export interface CustomRegisterOptions extends RegisterOptions {
 	customType?: string;
 }
 
-/** The options type for role `R`: `customType` is accepted for `custom` only. */
+/**
+ * The options type for role `R`: `customType` is accepted for `custom` only.
+ *
+ * Contract: {@link CustomRegisterOptions} for `custom`, {@link RegisterOptions} for every other role,
+ * so `customType` on another role fails to compile (and throws `InvalidPluginError` if forced through).
+ *
+ * @example
+ * const options: RegisterOptionsFor<"custom"> = { name: "todo-ext", customType: "todo" };
+ */
 export type RegisterOptionsFor<R extends AgentRole> = R extends "custom" ? CustomRegisterOptions : RegisterOptions;
 
-/** Where an output message came from. */
+/**
+ * Where an output message came from, as `ctx.sourceOf(message)` tells a post-conversion tap.
+ *
+ * Contract: `index` is the input message's place in the history after `beforeConvert` (as
+ * `ConvertContext.index` and the errors' `index`); `plugin` is the name its converter was registered
+ * under (`convert-to-llm:model-roles` for a message passed through). All outputs of one input share
+ * its source.
+ *
+ * @example
+ * registry.trackSources().hooks.afterConvert.tap("audit", (messages, ctx) => {
+ *   for (const m of messages) console.log(m.role, ctx.sourceOf(m)?.plugin ?? "made by a tap");
+ *   return messages;
+ * });
+ */
 export interface MessageSource {
 	/** Index of the input message it was converted from. */
 	readonly index: number;
@@ -95,7 +181,24 @@ export interface MessageSource {
 	readonly plugin: string;
 }
 
-/** What `beforeConvert` and `afterConvert` taps are told besides the value they transform. */
+/**
+ * What `beforeConvert`, `afterConvert` and `afterConvertAsync` taps are told besides the value they transform.
+ *
+ * Contract: valid only during the conversion it was made for; read it, do not keep it. The
+ * `afterConvert` and `afterConvertAsync` taps of one conversion share one context, which knows where
+ * that conversion's outputs came from; `beforeConvert` taps get one of their own, whose `sourceOf`
+ * is always `undefined`.
+ *
+ * @example
+ * registry.trackSources().hooks.afterConvert.tap("trim", (messages, ctx) =>
+ *   messages.map((m) => {
+ *     if (m.role !== "user" || typeof m.content !== "string") return m;
+ *     const trimmed = { ...m, content: m.content.trim() };
+ *     ctx.inheritSource(trimmed, m); // later taps (a lint) still see where it came from
+ *     return trimmed;
+ *   }),
+ * );
+ */
 export interface HookContext {
 	/** The history as given to `convert` (for `afterConvert`: after `beforeConvert`). Never mutate it. */
 	readonly input: readonly unknown[];
@@ -133,6 +236,13 @@ export interface HookContext {
  * Contract: prefer `registry.register()` for converters (it checks duplicates); taps made directly on
  * these hooks are wrapped the same way, so a throwing tap is reported (lenient) or thrown as a
  * `ConversionError` (strict) with its name as `plugin`.
+ *
+ * @example
+ * registry.hooks.beforeConvert.tap("no-debug", (messages) =>
+ *   messages.filter((m) => m.role !== "custom" || m.customType !== "debug"),
+ * );
+ * registry.hooks.afterConvertAsync.tapPromise("dlp-service", async (messages) => dlp.scan(messages));
+ * registry.hooks.error.tap("log", (error) => console.warn(`[${error.code}] ${error.message}`));
  */
 export interface RegistryHooks {
 	readonly beforeConvert: SyncWaterfallHook<
@@ -146,8 +256,24 @@ export interface RegistryHooks {
 	readonly error: SyncHook<[ConvertToLlmError]>;
 }
 
-/** Extra tap options the converter hooks understand (set by `register`). */
+/**
+ * Extra tap options the converter hooks (`convert`, `convertCustom`) understand; `register` sets them
+ * from {@link RegisterOptions}.
+ *
+ * Contract: a direct tap on these hooks is checked for duplicates and placed exactly as a `register`
+ * with the same options would be (`register`'s argument checks aside).
+ *
+ * @example
+ * registry.hooks.convert
+ *   .for("bashExecution")
+ *   .tap({ name: "huge-output", override: true }, (m) => ((m as BashExecutionMessage).output.length > 1e6 ? null : undefined));
+ */
 export interface ConverterTapOptions {
+	/**
+	 * Tap in front of the converter(s) the role (or `customType`) already has, which stay its
+	 * fallback, instead of throwing `DuplicateConverterError`. Among overrides, a lower `stage` runs
+	 * first (equal stages: the later tap first). Default `false`.
+	 */
 	override?: boolean;
 }
 
@@ -171,7 +297,16 @@ export interface Plugin {
 	apply(registry: Registry): void;
 }
 
-/** Options of `createRegistry`. */
+/**
+ * Options of `createRegistry` (and of `createDefaultRegistry`).
+ *
+ * Contract: read once, when the registry is created (`strict` is then `registry.strict`). Misuse of
+ * the API (a duplicate converter, a nameless plugin, a sync `convert` with async taps) throws
+ * whatever `strict` says.
+ *
+ * @example
+ * const registry = createDefaultRegistry({ strict: process.env.CI === "true", isolate: true });
+ */
 export interface RegistryOptions {
 	/**
 	 * Throw problems with the input or a converter instead of dropping/falling back and reporting
@@ -182,6 +317,8 @@ export interface RegistryOptions {
 	 * Never share objects with the input: every output message, content array and content block is
 	 * a copy (pi's conversion returns the caller's own objects, so a later mutation corrupts the
 	 * stored history). Default `false`, as pi. Costs a copy of the output; see the README's figures.
+	 * Messages that post-conversion taps add are theirs, not copied; a message that cannot be copied
+	 * is passed on as it is and reported as a `ConversionError`.
 	 */
 	isolate?: boolean;
 }
@@ -192,6 +329,12 @@ export interface RegistryOptions {
  * Contract: all tapping happens in `use()` / `register()`; `convert` and `convertAsync` only call
  * and never mutate their input. Both are arrow properties and can be passed around unbound:
  * `new Agent({ convertToLlm: registry.convert })`.
+ *
+ * @example
+ * const registry = createDefaultRegistry().use(escapeSummaries());
+ * registry.hooks.error.tap("log", (error) => log.warn(error.message));
+ * const agent = new Agent({ initialState: { model }, convertToLlm: registry.convert });
+ * registry.roles(); // ["user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]
  */
 export interface Registry {
 	readonly hooks: RegistryHooks;
@@ -227,7 +370,15 @@ export interface Registry {
 	readonly explainAsync: (messages: readonly AgentMessage[]) => Promise<Explanation>;
 }
 
-/** Why an input message produced no output. */
+/**
+ * Why an input message produced no output.
+ *
+ * Contract: exactly one per dropped message. `"converter"` and `"filtered"` are decisions of a
+ * plugin; the other three are problems, each reported in {@link Explanation.errors}.
+ *
+ * @example
+ * const lost = registry.explain(history).messages.filter((m) => m.dropped !== undefined && m.dropped !== "converter");
+ */
 export type DropReason =
 	/** A converter returned `null` or `[]` (e.g. a `!!` bash run, excluded from context). */
 	| "converter"
@@ -240,7 +391,18 @@ export type DropReason =
 	/** Converted, then removed by a post-conversion tap (`afterConvert` / `afterConvertAsync`). */
 	| "filtered";
 
-/** What became of one input message. */
+/**
+ * What became of one input message.
+ *
+ * Contract: either `outputs` is non-empty or `dropped` is set, never both; `droppedBy` is set only
+ * with `"filtered"`; `plugin` is set whenever a converter decided, also when it dropped the message
+ * or a tap later removed its output.
+ *
+ * @example
+ * registry.explain(history).messages[4]; // a `!!` run:
+ * // { index: 4, role: "bashExecution", customType: undefined, plugin: "convert-to-llm:bash-execution",
+ * //   outputs: [], dropped: "converter", droppedBy: undefined, errors: [] }
+ */
 export interface MessageExplanation {
 	/** Index in the history given to `explain` (after `beforeConvert`). */
 	index: number;
@@ -260,9 +422,22 @@ export interface MessageExplanation {
 	errors: ConvertToLlmError[];
 }
 
-/** What one post-conversion tap changed. */
+/**
+ * What one post-conversion tap changed.
+ *
+ * Contract: a tap that keeps the length is compared position by position (`changed` lists where it
+ * put another object; `removed` and `added` are 0). One that changes the length is compared by
+ * identity: messages it no longer returns count as `removed`, new objects as `added` (and their
+ * positions are in `changed`). A tap that failed changed nothing.
+ *
+ * @example
+ * registry.explain(history).taps[0];
+ * // { hook: "afterConvert", plugin: "convert-to-llm:block-images", changed: [4], removed: 0, added: 0 }
+ */
 export interface TapExplanation {
+	/** The hook it is tapped on. */
 	hook: "afterConvert" | "afterConvertAsync";
+	/** Its tap name. */
 	plugin: string;
 	/** Output indices (as the tap returned them) whose message the tap replaced. */
 	changed: number[];
@@ -272,7 +447,19 @@ export interface TapExplanation {
 	added: number;
 }
 
-/** The result of `registry.explain()`: the output, and why it is what it is. */
+/**
+ * The result of `registry.explain()`: the output, and why it is what it is.
+ *
+ * Contract: a new object per call. `messages` has one entry per message of the history after
+ * `beforeConvert`, in order; `errors` holds every problem reported during the run, which `explain`
+ * collects instead of throwing, whatever `strict` says (so on a strict registry `output` is what a
+ * lenient one would return); each entry's `errors` are those whose `index` is its own.
+ *
+ * @example
+ * const { messages, taps } = registry.explain(history);
+ * for (const m of messages) if (m.dropped) console.log(m.index, m.role, m.dropped, m.droppedBy ?? m.plugin ?? "");
+ * for (const t of taps) console.log(t.plugin, `changed ${t.changed.length}, -${t.removed} +${t.added}`);
+ */
 export interface Explanation {
 	/** Exactly what `convert` returns for the same input. */
 	output: Message[];
