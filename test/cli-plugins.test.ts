@@ -42,7 +42,7 @@ describe("convert-to-llm --explain", () => {
 		expect(run).toMatchObject({ code: 0, stderr: "" });
 		expect(run.stdout).toContain("\n   [     0] user  → #0 by convert-to-llm:model-roles\n");
 		expect(run.stdout).toContain("\n   [199999] user  → #199999 by convert-to-llm:model-roles\n");
-		expect(run.stdout).toContain("── 200,000 model messages from 200,000 history messages");
+		expect(run.stdout).toContain("── 200,000 model messages from 200,000 history messages: 200,000 user\n");
 	});
 
 	it("should list a failed converter's error under a message dropped after the fallback ran", async () => {

@@ -3,6 +3,7 @@
  * clear line with exit code 2 for each kind of bad input. `cli-plugins.test.ts` covers `--plugin`,
  * `--explain` and `--strict`; `cli-e2e.test.ts` runs the built binary.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
 import { blockImages } from "../src/hooks/block-images.js";
@@ -207,6 +208,73 @@ describe("convert-to-llm view", () => {
 		const run = await cli(["-"], { stdin: JSON.stringify([long]) });
 		expect(run.stdout).toContain("   line 6\n   ⋯ 42 more lines (291 chars) ⋯\n   line 49\n   line 50\n");
 		expect(run.stdout).not.toContain("line 7\n");
+	});
+
+	it("should fold a body of several blocks as if its lines were split one by one", async () => {
+		/** The fold as the view once computed it: every line split, then all but the first 6 and last 2 hidden. */
+		const expected = (texts: string[]): string[] => {
+			const lines = texts.flatMap((text) => text.split("\n"));
+			if (lines.length <= 9) return lines;
+			const hidden = lines.slice(6, -2);
+			const chars = hidden.reduce((sum, line) => sum + line.length, 0);
+			const fold = `⋯ ${hidden.length.toLocaleString("en-US")} more lines (${chars.toLocaleString("en-US")} chars) ⋯`;
+			return [...lines.slice(0, 6), fold, ...lines.slice(-2)];
+		};
+		const text = fc.array(fc.stringMatching(/^[a-z ]{0,12}$/), { minLength: 1, maxLength: 14 });
+		await fc.assert(
+			fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 4 }), async (blocks) => {
+				const texts = blocks.map((lines) => lines.join("\n"));
+				const message = { role: "user", content: texts.map((t) => ({ type: "text", text: t })), timestamp: 1 };
+				const run = await cli(["-"], { stdin: JSON.stringify([message]) });
+				const body = run.stdout.split("\n").slice(4);
+				const shown = expected(texts);
+				expect(body.slice(0, shown.length)).toEqual(shown.map((line) => `   ${line}`));
+				expect(body[shown.length]).toBe("");
+			}),
+			{ numRuns: 150 },
+		);
+	});
+
+	it("should fold a multi-megabyte output of 500,000 lines to its first and last lines", async () => {
+		const output = Array.from({ length: 500_000 }, (_, i) => `row ${i}\t\u001b[1m`).join("\n");
+		const message = {
+			role: "toolResult",
+			toolCallId: "c",
+			toolName: "bash",
+			content: [{ type: "text", text: output }],
+			isError: false,
+			timestamp: 1,
+		};
+		const run = await cli(["-"], { stdin: JSON.stringify([message]) });
+		expect(run.code).toBe(0);
+		const hidden =
+			output.length -
+			499_999 -
+			[0, 1, 2, 3, 4, 5, 499_998, 499_999].reduce((sum, i) => sum + `row ${i}\t\u001b[1m`.length, 0);
+		expect(run.stdout).toContain(
+			`#0 toolResult ← toolResult [0] · bash · ${output.length.toLocaleString("en-US")} chars\n   row 0  ␛[1m\n`,
+		);
+		expect(run.stdout).toContain(
+			`   row 5  ␛[1m\n   ⋯ 499,992 more lines (${hidden.toLocaleString("en-US")} chars) ⋯\n   row 499998  ␛[1m\n   row 499999  ␛[1m\n\n`,
+		);
+		expect(run.stdout).not.toContain("\u001b");
+	});
+
+	it("should format the per-role counts of the footer like its other numbers", async () => {
+		const history = Array.from({ length: 1_500 }, (_, i) => ({ role: "user", content: "m", timestamp: i }));
+		history.push({
+			role: "assistant",
+			content: [],
+			provider: "p",
+			model: "m",
+			api: "x",
+			stopReason: "stop",
+			usage: {},
+			timestamp: 0,
+		} as never);
+		const run = await cli(["-"], { stdin: JSON.stringify(history) });
+		expect(run.stdout).toContain("── 1,501 model messages from 1,501 history messages: 1,500 user · 1 assistant\n");
+		expect(run.stdout).toContain("   1,500 characters · ~1,500 tokens");
 	});
 
 	it("should cut long lines and show control characters instead of sending them to the terminal", async () => {

@@ -11,7 +11,7 @@ import { CliError, ExitCode } from "./cli-error.js";
 import { explanationToJson, renderExplanation } from "./explain-view.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
-import { format, renderFooter, renderMessages } from "./render.js";
+import { format, renderFooter, renderMessages, totals } from "./render.js";
 import { createStyle, type Style, sanitize, wantsColor } from "./style.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -97,7 +97,8 @@ async function run(io: CliIo): Promise<number> {
 		const width = Math.max(40, io.stdout.isTTY ? (io.stdout.columns ?? 100) : 120);
 		const sources = sourcesOf(explanation, input);
 		const lines = [...header(input, loaded, options, style), ""];
-		for (const line of renderMessages(explanation.output, { style, width, sources })) lines.push(line);
+		const counts = totals(explanation.output);
+		for (const line of renderMessages(explanation.output, counts, { style, width, sources })) lines.push(line);
 		if (options.explain) {
 			lines.push("");
 			for (const line of renderExplanation(explanation, input.messages, input.session?.entryIds, style)) {
@@ -105,7 +106,7 @@ async function run(io: CliIo): Promise<number> {
 			}
 		}
 		lines.push("");
-		for (const line of renderFooter(explanation.output, input.messages.length, style)) lines.push(line);
+		for (const line of renderFooter(counts, input.messages.length, style)) lines.push(line);
 		io.stdout.write(`${lines.join("\n")}\n`);
 	}
 	writeWarnings(io, warnings, options.explain);

@@ -20,42 +20,60 @@ export interface ViewOptions {
 	sources?: readonly (string | undefined)[];
 }
 
+type Paint = (text: string) => string;
+
+/** Text of a block's body as the history has it: lines not yet split, control characters not yet shown. */
+interface Part {
+	text: string;
+	paint?: Paint;
+}
+
 interface Line {
 	text: string;
-	paint?: (text: string) => string;
+	paint?: Paint;
 }
 
 type Block = { type: string; [key: string]: unknown };
 
-/** The blocks of `messages`, each with its index (as in `--json`). */
-export function renderMessages(messages: readonly Message[], view: ViewOptions): string[] {
+/** The blocks of `messages`, each with its index (as in `--json`); `counts` is `totals(messages)`. */
+export function renderMessages(messages: readonly Message[], counts: Totals, view: ViewOptions): string[] {
 	const out: string[] = [];
+	const width = view.width - 3;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
 		const source = view.sources?.[i];
 		const from = source === undefined ? "" : view.style.dim(` ← ${source}`);
-		out.push(`${view.style.bold(`#${i}`)} ${roleLabel(message.role, view.style)}${from}${meta(message, view.style)}`);
-		const body = fold(bodyLines(message, view.style), view.style);
-		for (const line of body) out.push(`   ${cut(line.text, view.width - 3, line.paint)}`);
+		const meta = metaOf(message, counts.charsOf[i] ?? 0, view.style);
+		out.push(`${view.style.bold(`#${i}`)} ${roleLabel(message.role, view.style)}${from}${meta}`);
+		// Only the shown lines are made printable, and only as much of each as fits.
+		for (const line of foldedLines(bodyParts(message, view.style), view.style)) {
+			out.push(`   ${cut(sanitize(line.text.slice(0, width + 1)), width, line.paint)}`);
+		}
 	}
 	return out;
 }
 
-/** Counts for the footer. */
+/** Counts for the message headers and the footer, from one pass over the messages. */
 export interface Totals {
-	byRole: Map<string, number>;
+	messages: number;
+	/** Messages per role, in the order the roles first appear. */
+	byRole: Map<unknown, number>;
 	chars: number;
 	images: number;
 	tokens: number;
+	/** The characters of each message. */
+	charsOf: number[];
 }
 
 /** Counts per role, characters, images and pi's chars/4 token estimate (an image counted as 1,200 tokens). */
 export function totals(messages: readonly Message[]): Totals {
-	const byRole = new Map<string, number>();
+	const byRole = new Map<unknown, number>();
+	const charsOf: number[] = new Array(messages.length);
 	let chars = 0;
 	let images = 0;
 	let tokens = 0;
-	for (const message of messages) {
+	for (let i = 0; i < messages.length; i++) {
+		const message = messages[i] as Message;
 		byRole.set(message.role, (byRole.get(message.role) ?? 0) + 1);
 		let messageChars = 0;
 		let messageImages = 0;
@@ -64,22 +82,23 @@ export function totals(messages: readonly Message[]): Totals {
 			if (block.type === "image") messageImages++;
 			else messageChars += blockText(block).length;
 		}
+		charsOf[i] = messageChars;
 		chars += messageChars;
 		images += messageImages;
 		tokens += Math.ceil((messageChars + messageImages * IMAGE_CHARS) / 4);
 	}
-	return { byRole, chars, images, tokens };
+	return { messages: messages.length, byRole, chars, images, tokens, charsOf };
 }
 
-/** The footer: `── N model messages …`. */
-export function renderFooter(messages: readonly Message[], inputCount: number, style: Style): string[] {
-	const { byRole, chars, images, tokens } = totals(messages);
-	const roles = [...byRole].map(([role, count]) => `${count} ${sanitize(role)}`).join(" · ");
+/** The footer: `── N model messages …`; `counts` is `totals()` of the model messages. */
+export function renderFooter(counts: Totals, inputCount: number, style: Style): string[] {
+	const { byRole, chars, images, tokens } = counts;
+	const roles = [...byRole].map(([role, count]) => `${format(count)} ${sanitize(role)}`).join(" · ");
 	const plural = (n: number, word: string) => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const imageText = images === 0 ? "" : ` · ${plural(images, "image")}`;
 	return [
 		style.bold(
-			`── ${plural(messages.length, "model message")} from ${plural(inputCount, "history message")}${roles === "" ? "" : `: ${roles}`}`,
+			`── ${plural(counts.messages, "model message")} from ${plural(inputCount, "history message")}${roles === "" ? "" : `: ${roles}`}`,
 		),
 		`   ${plural(chars, "character")}${imageText} · ~${plural(tokens, "token")} ${style.dim("(chars/4 as pi estimates, 1,200 per image)")}`,
 	];
@@ -94,7 +113,7 @@ function roleLabel(role: unknown, style: Style): string {
 	return style.magenta(sanitize(role));
 }
 
-function meta(message: Message, style: Style): string {
+function metaOf(message: Message, chars: number, style: Style): string {
 	const parts: string[] = [];
 	if (message.role === "assistant") {
 		parts.push(`${sanitize(message.provider)}/${sanitize(message.model)}`, sanitize(message.stopReason));
@@ -102,7 +121,6 @@ function meta(message: Message, style: Style): string {
 		parts.push(sanitize(message.toolName));
 		if (message.isError) parts.push(style.red("error"));
 	}
-	const chars = totals([message]).chars;
 	parts.push(`${format(chars)} chars`);
 	return style.dim(` · ${parts.join(" · ")}`);
 }
@@ -123,39 +141,99 @@ function blockText(block: Block): string {
 	return "";
 }
 
-function bodyLines(message: Message, style: Style): Line[] {
-	const lines: Line[] = [];
-	const push = (text: string, paint?: (text: string) => string) => {
-		for (const line of text.split("\n")) lines.push({ text: sanitize(line), paint });
-	};
+function bodyParts(message: Message, style: Style): Part[] {
+	const parts: Part[] = [];
 	for (const block of blocksOf(message)) {
-		if (!isBlock(block)) push(`[${block === null ? "null" : typeof block} block]`, style.dim);
-		else if (block.type === "text") push(String(block.text ?? ""));
-		else if (block.type === "thinking") push(`[thinking] ${String(block.thinking ?? "")}`, style.dim);
+		if (!isBlock(block)) parts.push({ text: `[${block === null ? "null" : typeof block} block]`, paint: style.dim });
+		else if (block.type === "text") parts.push({ text: String(block.text ?? "") });
+		else if (block.type === "thinking")
+			parts.push({ text: `[thinking] ${String(block.thinking ?? "")}`, paint: style.dim });
 		else if (block.type === "toolCall")
-			push(`→ ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`, style.blue);
+			parts.push({ text: `→ ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`, paint: style.blue });
 		else if (block.type === "image")
-			push(`[image ${String(block.mimeType)} · ${imageSize(block.data)}]`, style.magenta);
-		else push(`[${String(block.type)} block]`, style.dim);
+			parts.push({ text: `[image ${String(block.mimeType)} · ${imageSize(block.data)}]`, paint: style.magenta });
+		else parts.push({ text: `[${String(block.type)} block]`, paint: style.dim });
 	}
-	if (message.role === "assistant" && message.errorMessage) push(`[error] ${message.errorMessage}`, style.red);
-	if (lines.length === 0) lines.push({ text: "(no content)", paint: style.dim });
+	if (message.role === "assistant" && message.errorMessage) {
+		parts.push({ text: `[error] ${message.errorMessage}`, paint: style.red });
+	}
+	return parts;
+}
+
+/**
+ * The lines of `parts`; a long body shows its first and last lines around a fold that tells how much
+ * is hidden. Only the shown lines are cut out of the text: a multi-megabyte output is scanned for its
+ * line breaks, never split.
+ */
+function foldedLines(parts: readonly Part[], style: Style): Line[] {
+	if (parts.length === 0) return [{ text: "(no content)", paint: style.dim }];
+	let count = 0;
+	let chars = 0;
+	for (const part of parts) {
+		const breaks = countBreaks(part.text);
+		count += breaks + 1;
+		chars += part.text.length - breaks;
+	}
+	if (count <= HEAD + TAIL + 1) {
+		const lines: Line[] = [];
+		for (const part of parts)
+			for (const text of firstLines(part.text, count)) lines.push({ text, paint: part.paint });
+		return lines;
+	}
+	const head: Line[] = [];
+	for (let p = 0; p < parts.length && head.length < HEAD; p++) {
+		const part = parts[p] as Part;
+		for (const text of firstLines(part.text, HEAD - head.length)) head.push({ text, paint: part.paint });
+	}
+	const tail: Line[] = [];
+	for (let p = parts.length - 1; p >= 0 && tail.length < TAIL; p--) {
+		const part = parts[p] as Part;
+		for (const text of lastLines(part.text, TAIL - tail.length)) tail.push({ text, paint: part.paint });
+	}
+	tail.reverse();
+	let hiddenChars = chars;
+	for (const line of head) hiddenChars -= line.text.length;
+	for (const line of tail) hiddenChars -= line.text.length;
+	const fold = `⋯ ${format(count - HEAD - TAIL)} more lines (${format(hiddenChars)} chars) ⋯`;
+	return [...head, { text: fold, paint: style.dim }, ...tail];
+}
+
+function countBreaks(text: string): number {
+	let count = 0;
+	for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+	return count;
+}
+
+/** The first `count` lines of `text` (fewer when it has fewer). */
+function firstLines(text: string, count: number): string[] {
+	const lines: string[] = [];
+	let from = 0;
+	while (lines.length < count) {
+		const end = text.indexOf("\n", from);
+		if (end === -1) {
+			lines.push(text.slice(from));
+			break;
+		}
+		lines.push(text.slice(from, end));
+		from = end + 1;
+	}
 	return lines;
 }
 
-/** Long bodies show their first and last lines around a fold that tells how much is hidden. */
-function fold(lines: Line[], style: Style): Line[] {
-	if (lines.length <= HEAD + TAIL + 1) return lines;
-	const hidden = lines.slice(HEAD, lines.length - TAIL);
-	const chars = hidden.reduce((sum, line) => sum + line.text.length, 0);
-	return [
-		...lines.slice(0, HEAD),
-		{ text: `⋯ ${format(hidden.length)} more lines (${format(chars)} chars) ⋯`, paint: style.dim },
-		...lines.slice(lines.length - TAIL),
-	];
+/** The last `count` lines of `text`, last first. */
+function lastLines(text: string, count: number): string[] {
+	const lines: string[] = [];
+	let end = text.length;
+	while (lines.length < count) {
+		const start = end === 0 ? -1 : text.lastIndexOf("\n", end - 1);
+		lines.push(text.slice(start + 1, end));
+		if (start === -1) break;
+		end = start;
+	}
+	return lines;
 }
 
-function cut(text: string, width: number, paint?: (text: string) => string): string {
+function cut(text: string, width: number, paint?: Paint): string {
 	let shown = text;
 	if (text.length > width) {
 		shown = text.slice(0, Math.max(1, width - 1));
