@@ -259,6 +259,15 @@ describe("migration of version 1 and 2 files, in memory", () => {
 		{ type: "message", timestamp: T, message: { role: "user", content: "two", timestamp: 3 } },
 	);
 
+	it.each([1, 2])("should give each version %i entry its line number, leaving out later session lines", (version) => {
+		const header = { type: "session", version, id: "old", timestamp: T, cwd: "/p" };
+		const entry = (id: string, parentId: string | null) => ({ ...user(id, parentId, id), type: "message" });
+		const session = parseSession(jsonl(header, entry("a", null), "{not json", header, entry("b", "a")));
+		expect(session.entries).toHaveLength(2);
+		expect(session.lines).toEqual([2, 5]);
+		expect(session.entries.map((e) => e.id)).toEqual(version === 1 ? ["00000002", "00000005"] : ["a", "b"]);
+	});
+
 	it("should give version 1 entries their line numbers as ids and chain them, and map firstKeptEntryIndex", () => {
 		const session = parseSession(v1);
 		expect(session.version).toBe(1);

@@ -5,7 +5,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation, TapExplanation } from "../registry/types.js";
-import { type Style, sanitize } from "./style.js";
+import { oneLine, type Style, sanitize } from "./style.js";
 
 /** The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`. */
 export function renderExplanation(
@@ -106,8 +106,6 @@ function unattached(explanation: Explanation): ConvertToLlmError[] {
 	for (const item of explanation.messages) for (const error of item.errors) attached.add(error);
 	return explanation.errors.filter((error) => !attached.has(error));
 }
-
-const oneLine = (text: string): string => sanitize(text.replace(/\s*\n\s*/g, " "));
 
 /** The explanation as JSON: errors become plain objects with their name, code, message and fields. */
 export function explanationToJson(explanation: Explanation): string {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
+import { NOT_JSON, tryParse } from "../session/parse.js";
 import { readSession } from "../session/read.js";
 import { CliError } from "./cli-error.js";
 
@@ -170,16 +171,6 @@ function loadJsonLines(text: string, name: string): LoadedInput {
 		else messages.push(value as AgentMessage);
 	}
 	return { kind: "jsonl", name, messages, problems };
-}
-
-const NOT_JSON = Symbol("not JSON");
-
-function tryParse(text: string): unknown {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return NOT_JSON;
-	}
 }
 
 /** The first line that parses as JSON, as pi's reader finds its header (malformed lines skipped). */

@@ -12,7 +12,7 @@ import { explanationToJson, renderExplanation } from "./explain-view.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { format, renderFooter, renderMessages, totals } from "./render.js";
-import { createStyle, type Style, sanitize, wantsColor } from "./style.js";
+import { createStyle, oneLine, type Style, sanitize, wantsColor } from "./style.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -172,5 +172,3 @@ function writeWarnings(io: CliIo, warnings: readonly string[], explained: boolea
 		io.stderr.write(`convert-to-llm: … and ${warnings.length - shown.length} more warnings${hint}\n`);
 	}
 }
-
-const oneLine = (text: string): string => sanitize(text.replace(/\s*\n\s*/g, " "));

@@ -75,6 +75,9 @@ export function sanitize(value: unknown): string {
 	return from === 0 ? text : result + text.slice(from);
 }
 
+/** A message (an error's, say) as one printable line. */
+export const oneLine = (text: string): string => sanitize(text.replace(/\s*\n\s*/g, " "));
+
 function toText(value: unknown): string {
 	try {
 		return String(value);

@@ -7,11 +7,13 @@ import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "
 /** One parsed line: a JSON object of unknown shape. */
 export type RawEntry = Record<string, unknown>;
 
-/** The migrated entries of a session (headers excluded). */
+/** The migrated entries of a session (headers excluded: pi's `getEntries()` drops every `session` line). */
 export interface MigratedSession {
 	header: SessionHeader;
 	version: number;
 	entries: SessionEntry[];
+	/** The line number of each entry. */
+	lines: number[];
 }
 
 /**
@@ -25,12 +27,15 @@ export function migrateEntries(raw: readonly RawEntry[], lines: readonly number[
 	// pi reads a missing version as 1 and compares loosely; keep its exact expressions.
 	const version = (header.version ?? 1) as number;
 	const entries: SessionEntry[] = [];
+	const entryLines: number[] = [];
 	if (version >= CURRENT_SESSION_VERSION) {
 		for (let i = 0; i < raw.length; i++) {
 			const entry = raw[i] as RawEntry;
-			if (entry.type !== "session") entries.push(entry as unknown as SessionEntry);
+			if (entry.type === "session") continue;
+			entries.push(entry as unknown as SessionEntry);
+			entryLines.push(lines[i] as number);
 		}
-		return { header, version, entries };
+		return { header, version, entries, lines: entryLines };
 	}
 
 	const ids: (string | undefined)[] = [];
@@ -50,8 +55,9 @@ export function migrateEntries(raw: readonly RawEntry[], lines: readonly number[
 		}
 		if (entry.type === "message") entry = renameHookMessage(entry);
 		entries.push(entry as unknown as SessionEntry);
+		entryLines.push(lines[i] as number);
 	}
-	return { header: { ...header, version: CURRENT_SESSION_VERSION }, version, entries };
+	return { header: { ...header, version: CURRENT_SESSION_VERSION }, version, entries, lines: entryLines };
 }
 
 /**

@@ -40,7 +40,7 @@ export function parseSession(text: string, options: ParseOptions = {}): ParsedSe
 		if (to === -1) to = trimmed.length;
 		const source = trimmed.slice(from, to);
 		if (source.trim() !== "") {
-			const value = parseLine(source);
+			const value = tryParse(source);
 			if (value !== null && typeof value === "object" && !Array.isArray(value)) {
 				raw.push(value as RawEntry);
 				lines.push(line);
@@ -71,14 +71,16 @@ export function parseSession(text: string, options: ParseOptions = {}): ParsedSe
 			{ file, line: lines[0] },
 		);
 	}
-	return { ...migrateEntries(raw, lines), lines: withoutHeaders(raw, lines), problems };
+	return { ...migrateEntries(raw, lines), problems };
 }
 
-const NOT_JSON = Symbol("not JSON");
+/** What {@link tryParse} returns for text that is not JSON (every JSON value, `null` included, is a value). */
+export const NOT_JSON: unique symbol = Symbol("not JSON");
 
-function parseLine(source: string): unknown {
+/** `JSON.parse(text)`, or {@link NOT_JSON} when it throws. Shared with the CLI's input detection. */
+export function tryParse(text: string): unknown {
 	try {
-		return JSON.parse(source);
+		return JSON.parse(text);
 	} catch {
 		return NOT_JSON;
 	}
@@ -88,11 +90,4 @@ function countNewlines(text: string, end: number): number {
 	let count = 0;
 	for (let i = text.indexOf("\n"); i !== -1 && i < end; i = text.indexOf("\n", i + 1)) count++;
 	return count;
-}
-
-/** The line numbers of the entries, headers excluded (pi's `getEntries()` drops every `session` line). */
-function withoutHeaders(raw: readonly RawEntry[], lines: readonly number[]): number[] {
-	const result: number[] = [];
-	for (let i = 0; i < raw.length; i++) if ((raw[i] as RawEntry).type !== "session") result.push(lines[i] as number);
-	return result;
 }
