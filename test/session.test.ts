@@ -204,14 +204,16 @@ describe("buildSessionContext", () => {
 		const context = readSession(text);
 		expect(texts(text)).toEqual(["user:one", "user:two"]);
 		expect(context.problems.map((p) => p.message)).toEqual([
-			'entry "a" (line 2) has parent "b", which is already on the path (a loop); the context starts at this entry. pi would hang on this file.',
+			'entry "a" (line 2) has parent "b", which is already on the path (a loop); the context starts at this entry (pi would hang on this file). Fix its parentId in the file, or pick another leaf with --leaf / leafId.',
 		]);
 	});
 
 	it("should start at an entry whose parent is missing, and report it", () => {
 		const context = readSession(jsonl(HEADER, user("a", "gone", "one"), user("b", "a", "two")));
 		expect(context.messages).toHaveLength(2);
-		expect(context.problems[0]?.message).toMatch(/entry "a" \(line 2\) has parent "gone", which is not in the file/);
+		expect(context.problems[0]?.message).toBe(
+			'entry "a" (line 2) has parent "gone", which is not in the file; the context starts at this entry. Fix its parentId in the file, or pick another leaf with --leaf / leafId.',
+		);
 		expect(context.problems[0]?.entryId).toBe("a");
 	});
 
@@ -235,7 +237,9 @@ describe("buildSessionContext", () => {
 	it("should skip a message entry without a message, and report it", () => {
 		const context = readSession(jsonl(HEADER, { type: "message", id: "a", parentId: null, timestamp: T }));
 		expect(context.messages).toEqual([]);
-		expect(context.problems[0]?.message).toMatch(/is a message entry without a message/);
+		expect(context.problems[0]?.message).toBe(
+			'entry "a" (line 2) is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with --leaf / leafId.',
+		);
 	});
 
 	it("should read a parsed session more than once, at different leaves, with the same result", () => {

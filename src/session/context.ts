@@ -143,14 +143,14 @@ function walkToRoot(
 		const parent = byId.get(parentId);
 		if (parent === undefined) {
 			report(
-				`${where(current)} has parent ${JSON.stringify(parentId)}, which is not in the file; the context starts at this entry.`,
+				`${where(current)} has parent ${JSON.stringify(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
 				current,
 			);
 			break;
 		}
 		if (onPath[parent] === 1) {
 			report(
-				`${where(current)} has parent ${JSON.stringify(parentId)}, which is already on the path (a loop); the context starts at this entry. pi would hang on this file.`,
+				`${where(current)} has parent ${JSON.stringify(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
 				current,
 			);
 			break;
@@ -169,7 +169,10 @@ function toMessage(
 ): AgentMessage | undefined {
 	if (entry.type === "message") {
 		if (entry.message !== undefined && entry.message !== null) return entry.message;
-		report(`${where(at)} is a message entry without a message; it was skipped (pi fails on it).`, at);
+		report(
+			`${where(at)} is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with --leaf / leafId.`,
+			at,
+		);
 		return undefined;
 	}
 	if (entry.type === "custom_message") {
@@ -190,6 +193,9 @@ function toMessage(
 	}
 	return undefined;
 }
+
+/** What to do about a broken parent link. */
+const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with --leaf / leafId.";
 
 const invalidDate = (where: string): string =>
 	`${where} has an invalid timestamp; its message gets timestamp NaN (null in JSON), as pi gives it. Fix the entry's "timestamp" (ISO 8601).`;
