@@ -3,7 +3,14 @@ import { InvalidMessageError, InvalidSessionError } from "../errors.js";
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
 import type { CompactionEntry, ParsedSession, SessionContext, SessionContextOptions, SessionEntry } from "./types.js";
 
-/** Options of {@link buildSessionContext}. */
+/**
+ * Options of {@link buildSessionContext}.
+ *
+ * Contract: as {@link SessionContextOptions}; `file` only names the file in problems and errors.
+ *
+ * @example
+ * const context = buildSessionContext(session, { leafId: "a1b2c3d4", file: "session.jsonl" });
+ */
 export interface BuildContextOptions extends SessionContextOptions {
 	/** The file the session came from, named in errors. */
 	file?: string;

@@ -2,7 +2,14 @@ import { InvalidSessionError } from "../errors.js";
 import { migrateEntries, type RawEntry } from "./migrate.js";
 import type { ParsedSession, ParseSessionOptions } from "./types.js";
 
-/** Options of {@link parseSession}. */
+/**
+ * Options of {@link parseSession}.
+ *
+ * Contract: as {@link ParseSessionOptions}; `file` only names the file in problems and errors.
+ *
+ * @example
+ * const session = parseSession(text, { file: "session.jsonl", strict: true });
+ */
 export interface ParseOptions extends ParseSessionOptions {
 	/** The file the text came from, named in errors. */
 	file?: string;

@@ -8,7 +8,15 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { InvalidSessionError } from "../errors.js";
 
-/** The session format version pi 0.73.1 writes. Versions 1 and 2 are migrated in memory on read. */
+/**
+ * The session format version pi 0.73.1 writes. Versions 1 and 2 are migrated in memory on read.
+ *
+ * Contract: after reading, `ParsedSession.header.version` is this; `ParsedSession.version` keeps the
+ * version the file was written in.
+ *
+ * @example
+ * if (session.version < CURRENT_SESSION_VERSION) console.log("an older file, migrated in memory only");
+ */
 export const CURRENT_SESSION_VERSION = 3;
 
 /**
@@ -16,6 +24,10 @@ export const CURRENT_SESSION_VERSION = 3;
  *
  * Contract: `type` is `"session"` and `id` a string, or the file is not a session. A missing
  * `version` means version 1. After reading, `version` is {@link CURRENT_SESSION_VERSION}.
+ *
+ * @example
+ * const { header } = parseSession(text);
+ * console.log(`session ${header.id}, started in ${header.cwd}`);
  */
 export interface SessionHeader {
 	type: "session";
@@ -26,7 +38,16 @@ export interface SessionHeader {
 	parentSession?: string;
 }
 
-/** What every entry has: its place in the tree and an ISO 8601 timestamp. */
+/**
+ * What every entry has: its place in the tree and an ISO 8601 timestamp.
+ *
+ * Contract: the context is the chain of `parentId` links from the leaf up to an entry whose
+ * `parentId` is `null`; a `parentId` that names no entry of the file, or one already on the chain (a
+ * loop), ends the chain there and is reported in `SessionContext.problems`.
+ *
+ * @example
+ * const parentOf = new Map(session.entries.map((entry) => [entry.id, entry.parentId]));
+ */
 export interface SessionEntryBase {
 	type: string;
 	/** 8 hex characters in pi's files; for a migrated version 1 file, the line number padded to 8 digits. */
@@ -36,26 +57,59 @@ export interface SessionEntryBase {
 	timestamp: string;
 }
 
-/** A message of the conversation, sent as is. */
+/**
+ * A message of the conversation, sent as is.
+ *
+ * Contract: contributes `message`, the object as parsed (for a version 1 or 2 file, a copy whose role
+ * `hookMessage` is renamed `custom`). An entry without a message is skipped and reported; pi fails
+ * on it.
+ *
+ * @example
+ * const roles = session.entries.flatMap((entry) => (entry.type === "message" ? [entry.message.role] : []));
+ */
 export interface SessionMessageEntry extends SessionEntryBase {
 	type: "message";
 	message: AgentMessage;
 }
 
-/** The user changed the thinking level. Contributes no message. */
+/**
+ * The user changed the thinking level. Contributes no message.
+ *
+ * Contract: the last one on the path sets `SessionContext.thinkingLevel` (`"off"` when there is none).
+ *
+ * @example
+ * const { thinkingLevel } = readSession(text); // "off", "low", "medium", "high", …
+ */
 export interface ThinkingLevelChangeEntry extends SessionEntryBase {
 	type: "thinking_level_change";
 	thinkingLevel: string;
 }
 
-/** The user switched models. Contributes no message. */
+/**
+ * The user switched models. Contributes no message.
+ *
+ * Contract: the last `model_change` or assistant message on the path sets `SessionContext.model`.
+ *
+ * @example
+ * const { model } = readSession(text); // { provider: "anthropic", modelId: "claude-sonnet-4-5" } or null
+ */
 export interface ModelChangeEntry extends SessionEntryBase {
 	type: "model_change";
 	provider: string;
 	modelId: string;
 }
 
-/** Compacted history: its summary comes first, then the entries from `firstKeptEntryId` on. */
+/**
+ * Compacted history: its summary comes first, then the entries from `firstKeptEntryId` on.
+ *
+ * Contract: only the latest compaction on the path counts. It becomes a `compactionSummary` message
+ * (its id in `entryIds`), followed by the entries on the path from `firstKeptEntryId` up to it, then
+ * every entry after it; what came before `firstKeptEntryId` is not sent. In a version 1 file,
+ * `firstKeptEntryIndex` is turned into `firstKeptEntryId` on read.
+ *
+ * @example
+ * const compactions = session.entries.filter((entry) => entry.type === "compaction");
+ */
 export interface CompactionEntry<T = unknown> extends SessionEntryBase {
 	type: "compaction";
 	summary: string;
@@ -65,7 +119,16 @@ export interface CompactionEntry<T = unknown> extends SessionEntryBase {
 	fromHook?: boolean;
 }
 
-/** The summary of a branch the conversation came back from; sent when `summary` is not empty. */
+/**
+ * The summary of a branch the conversation came back from; sent when `summary` is not empty.
+ *
+ * Contract: a non-empty `summary` becomes a `branchSummary` message with `fromId` and the entry's
+ * timestamp in milliseconds (`NaN`, reported, when the timestamp is invalid); an empty one
+ * contributes nothing.
+ *
+ * @example
+ * const summaries = readSession(text).messages.filter((m) => m.role === "branchSummary");
+ */
 export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
 	type: "branch_summary";
 	fromId: string;
@@ -74,14 +137,30 @@ export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
 	fromHook?: boolean;
 }
 
-/** Extension state. Contributes no message. */
+/**
+ * Extension state. Contributes no message.
+ *
+ * Contract: never sent to the model, whatever its `customType`; `data` is the extension's own.
+ *
+ * @example
+ * const todos = session.entries.filter((entry) => entry.type === "custom" && entry.customType === "todo");
+ */
 export interface CustomEntry<T = unknown> extends SessionEntryBase {
 	type: "custom";
 	customType: string;
 	data?: T;
 }
 
-/** An extension message that takes part in the context, as a `custom` message. */
+/**
+ * An extension message that takes part in the context, as a `custom` message.
+ *
+ * Contract: becomes `{ role: "custom", customType, content, display, details, timestamp }` with the
+ * entry's timestamp in milliseconds (`NaN`, reported, when it is invalid); converting it is then up
+ * to the registry's `custom` converters.
+ *
+ * @example
+ * const custom = readSession(text).messages.filter((m) => m.role === "custom");
+ */
 export interface CustomMessageEntry<T = unknown> extends SessionEntryBase {
 	type: "custom_message";
 	customType: string;
@@ -90,20 +169,46 @@ export interface CustomMessageEntry<T = unknown> extends SessionEntryBase {
 	display: boolean;
 }
 
-/** A bookmark on another entry. Contributes no message. */
+/**
+ * A bookmark on another entry. Contributes no message.
+ *
+ * Contract: never sent to the model; `targetId` is not checked against the file.
+ *
+ * @example
+ * const labels = session.entries.flatMap((entry) => (entry.type === "label" ? [[entry.targetId, entry.label]] : []));
+ */
 export interface LabelEntry extends SessionEntryBase {
 	type: "label";
 	targetId: string;
 	label: string | undefined;
 }
 
-/** Session metadata such as its display name. Contributes no message. */
+/**
+ * Session metadata such as its display name. Contributes no message.
+ *
+ * Contract: never sent to the model.
+ *
+ * @example
+ * let name: string | undefined;
+ * for (const entry of session.entries) if (entry.type === "session_info") name = entry.name;
+ */
 export interface SessionInfoEntry extends SessionEntryBase {
 	type: "session_info";
 	name?: string;
 }
 
-/** Any entry of the tree (every line after the header). */
+/**
+ * Any entry of the tree (every line after the header).
+ *
+ * Contract: discriminated by `type`. The entries pi 0.73.1 writes are listed; an entry of another
+ * type (a newer pi's) is kept in `ParsedSession.entries`, takes its place on the path and contributes
+ * no message.
+ *
+ * @example
+ * for (const entry of parseSession(text).entries) {
+ * 	if (entry.type === "model_change") console.log(`switched to ${entry.provider}/${entry.modelId}`);
+ * }
+ */
 export type SessionEntry =
 	| SessionMessageEntry
 	| ThinkingLevelChangeEntry
@@ -140,13 +245,32 @@ export interface ParsedSession {
 	problems: InvalidSessionError[];
 }
 
-/** Options of `parseSession`. */
+/**
+ * Options of `parseSession`.
+ *
+ * Contract: lenient by default: a line that is not a JSON object is skipped, as pi skips it, and
+ * listed in `problems`; with `strict: true` the first one throws an `InvalidSessionError`. A text
+ * that is not a session throws either way.
+ *
+ * @example
+ * const session = parseSession(text, { strict: true });
+ */
 export interface ParseSessionOptions {
 	/** Throw the first problem instead of skipping the line and listing it. Default `false`. */
 	strict?: boolean;
 }
 
-/** Options of `buildSessionContext` and `readSession`. */
+/**
+ * Options of `buildSessionContext` and `readSession`.
+ *
+ * Contract: a `leafId` that names no entry throws an `InvalidSessionError` whatever `strict` says
+ * (pi would silently use the last entry). Problems on the path (a broken link, a message entry
+ * without a message, an invalid timestamp) are listed, or thrown with `strict: true`.
+ *
+ * @example
+ * const earlier = readSession(text, { leafId: "a1b2c3d4" });
+ * const nothing = readSession(text, { leafId: null }); // no messages
+ */
 export interface SessionContextOptions {
 	/**
 	 * The entry to build the context from: an entry id for an earlier point of the tree, `null` for
