@@ -5,9 +5,11 @@
  * rounds; each side of a round converts the same 10,000-message history several times. Its figure is
  * the median over rounds of (candidate time / baseline time): below 1.0 means faster.
  *
- * V8's optimisation decisions differ from one process to the next (±15% on this workload), and a
- * comparison must not inherit the type feedback of another, so each comparison runs in fresh
- * processes (BENCH_PROCESSES, default 5) and the median of their figures is reported.
+ * V8's optimisation decisions and the heap layout differ from one process to the next (±15% on this
+ * workload, even between two registries running identical code), and a comparison must not inherit
+ * the type feedback of another, so each comparison runs in fresh processes (BENCH_PROCESSES, default
+ * 5; 9 for the registry-against-registry gates, whose noise is the widest) and the median of their
+ * figures is reported.
  *
  * Usage: npm run bench            (builds, then runs every comparison)
  *        node bench/convert.bench.mjs [case]   (one comparison, one process, JSON on stdout)
@@ -88,11 +90,13 @@ const CASES = {
 	crowded: {
 		title: "1,000 extra registered roles / none",
 		limit: 1.05,
+		processes: 9,
 		setup: async () => [crowded(1000, "roles").convert, createDefaultRegistry().convert],
 	},
 	untapped: {
 		title: "hooks created but never tapped / default preset",
 		limit: 1.05,
+		processes: 9,
 		setup: async () => {
 			const touched = createRegistry();
 			for (const plugin of defaultPreset) touched.use(plugin);
@@ -208,17 +212,17 @@ async function main() {
 	}
 	const self = fileURLToPath(import.meta.url);
 	console.log(
-		`history: 10,000 messages; each comparison: ${PROCESSES} processes x ${ROUNDS} paired rounds x ${CALLS} calls per side; node ${process.version}`,
+		`history: 10,000 messages; each comparison: ${PROCESSES} processes (9 for registry-against-registry gates) x ${ROUNDS} paired rounds x ${CALLS} calls per side; node ${process.version}`,
 	);
 	const failed = [];
 	let printedFigures = false;
-	for (const [name, { title, limit }] of Object.entries(CASES)) {
+	for (const [name, { title, limit, processes = PROCESSES }] of Object.entries(CASES)) {
 		if (limit === undefined && !printedFigures) {
 			console.log("\nfigures (no limit):");
 			printedFigures = true;
 		}
 		const runs = [];
-		for (let i = 0; i < PROCESSES; i++)
+		for (let i = 0; i < processes; i++)
 			runs.push(JSON.parse(execFileSync(process.execPath, [self, name], { encoding: "utf8" })));
 		const ratio = median(runs.map((r) => r.ratio));
 		const spread = runs.map((r) => r.ratio.toFixed(3)).join(" ");
