@@ -12,7 +12,7 @@
  * a message that holds an image.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { AssistantMessage, ImageContent, Message, TextContent, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent, ToolResultMessage } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
 	BLOCK_IMAGES_PLUGIN,
@@ -23,6 +23,7 @@ import {
 import { createDefaultRegistry } from "../src/preset.js";
 import { Stage } from "../src/registry/types.js";
 import { deepFreeze } from "./support/arbitraries.js";
+import { assistant } from "./support/fixtures.js";
 import { createUpstreamBlockImages } from "./support/upstream.js";
 
 type Block = TextContent | ImageContent;
@@ -44,15 +45,6 @@ afterAll(() => {
 
 const convertWith = (options: BlockImagesOptions, history: AgentMessage[]): Message[] =>
 	createDefaultRegistry().use(blockImages(options)).convert(history);
-
-const usage = {
-	input: 1,
-	output: 2,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 3,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
 
 /** The roles blockImages changes, each wrapping a content array. */
 const wrappers: { role: string; wrap: (content: Block[]) => AgentMessage }[] = [
@@ -126,16 +118,10 @@ describe.each(wrappers)("blockImages on a $role message", ({ wrap }) => {
 });
 
 describe("blockImages: what it leaves alone", () => {
-	const assistant: AssistantMessage = {
-		role: "assistant",
-		content: [text(P), text(P), { type: "thinking", thinking: "an image?" }],
-		api: "faux",
-		provider: "faux",
-		model: "faux-1",
-		usage,
+	const reply = assistant([text(P), text(P), { type: "thinking", thinking: "an image?" }], {
 		stopReason: "stop",
 		timestamp: 4,
-	};
+	});
 	const cases: { kind: string; message: AgentMessage }[] = [
 		{
 			kind: "a user message with string content equal to the placeholder",
@@ -157,10 +143,10 @@ describe("blockImages: what it leaves alone", () => {
 				timestamp: 2,
 			},
 		},
-		{ kind: "an assistant message", message: assistant },
+		{ kind: "an assistant message", message: reply },
 		{
 			kind: "an assistant message holding an image block (ill-typed, pi leaves it too)",
-			message: { ...assistant, content: [img(), text("x")] } as unknown as AgentMessage,
+			message: { ...reply, content: [img(), text("x")] } as unknown as AgentMessage,
 		},
 	];
 

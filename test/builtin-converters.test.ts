@@ -3,14 +3,7 @@
  * output, and is checked through the converter, through `convertToLlm` and against pi 0.73.1.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type {
-	AssistantMessage,
-	ImageContent,
-	Message,
-	TextContent,
-	ToolResultMessage,
-	UserMessage,
-} from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	BASH_EXECUTION_PLUGIN,
@@ -32,6 +25,7 @@ import type {
 	CustomMessage,
 } from "../src/messages.js";
 import { convertToLlm, createDefaultRegistry, defaultPreset } from "../src/preset.js";
+import { assistant, bashExecution } from "./support/fixtures.js";
 import { upstreamConvertToLlm } from "./support/upstream.js";
 
 /** Asserts that the default preset and pi 0.73.1 turn `[message]` into `expected`, byte for byte. */
@@ -65,15 +59,6 @@ describe("defaultPreset", () => {
 	});
 });
 
-const usage = {
-	input: 1,
-	output: 2,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 3,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
 describe("modelRoles", () => {
 	it.each<{ kind: string; message: Message }>([
 		{ kind: "a user message with string content", message: { role: "user", content: "hi", timestamp: 1 } },
@@ -83,20 +68,14 @@ describe("modelRoles", () => {
 		},
 		{
 			kind: "an assistant message with text, thinking and a tool call",
-			message: {
-				role: "assistant",
-				content: [
+			message: assistant(
+				[
 					{ type: "thinking", thinking: "hmm", thinkingSignature: "sig" },
 					text("ok"),
 					{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } },
 				],
-				api: "faux",
-				provider: "faux",
-				model: "faux-1",
-				usage,
-				stopReason: "toolUse",
-				timestamp: 2,
-			} satisfies AssistantMessage,
+				{ timestamp: 2 },
+			),
 		},
 		{
 			kind: "a tool result with text and an image",
@@ -123,16 +102,8 @@ describe("modelRoles", () => {
 	});
 });
 
-const bash = (fields: Partial<BashExecutionMessage>): BashExecutionMessage => ({
-	role: "bashExecution",
-	command: "ls",
-	output: "a.txt",
-	exitCode: 0,
-	cancelled: false,
-	truncated: false,
-	timestamp: 7,
-	...fields,
-});
+const bash = (fields: Partial<BashExecutionMessage>): BashExecutionMessage =>
+	bashExecution({ timestamp: 7, ...fields });
 
 describe("bashExecution", () => {
 	it.each<{ kind: string; excludeFromContext: unknown }>([

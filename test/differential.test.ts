@@ -45,6 +45,19 @@ function pairs(input: readonly AgentMessage[], output: readonly Message[]): [Age
 	return kept.map((message, i) => [message, output[i] as Message]);
 }
 
+/** Calls `check` with each message of `history` that pi keeps, our output for it and pi's. */
+function eachConverted(
+	history: AgentMessage[],
+	check: (input: AgentMessage, output: Message, upstreamOutput: Message) => void,
+): void {
+	const ours = pairs(history, convertToLlm(history));
+	const theirs = pairs(history, upstreamConvertToLlm(history));
+	for (let i = 0; i < ours.length; i++) {
+		const [input, output] = ours[i] as [AgentMessage, Message];
+		check(input, output, (theirs[i] as [AgentMessage, Message])[1]);
+	}
+}
+
 let upstream: Awaited<ReturnType<typeof createUpstreamBlockImages>>;
 
 beforeAll(async () => {
@@ -85,15 +98,11 @@ describe("convertToLlm (default preset) vs pi-coding-agent 0.73.1 convertToLlm",
 	it("should return user, assistant and toolResult messages as the same objects, as pi does", () => {
 		fc.assert(
 			fc.property(arbHistory, (history) => {
-				const ours = pairs(history, convertToLlm(history));
-				const theirs = pairs(history, upstreamConvertToLlm(history));
-				for (let i = 0; i < ours.length; i++) {
-					const [input, output] = ours[i] as [AgentMessage, Message];
-					const upstreamOutput = (theirs[i] as [AgentMessage, Message])[1];
+				eachConverted(history, (input, output, upstreamOutput) => {
 					const modelRole = input.role === "user" || input.role === "assistant" || input.role === "toolResult";
 					expect(output === input).toBe(modelRole);
 					expect(upstreamOutput === input).toBe(modelRole);
-				}
+				});
 			}),
 			runs(300),
 		);
@@ -102,16 +111,12 @@ describe("convertToLlm (default preset) vs pi-coding-agent 0.73.1 convertToLlm",
 	it("should pass custom array content on by reference and build new content otherwise, as pi does", () => {
 		fc.assert(
 			fc.property(arbHistory, (history) => {
-				const ours = pairs(history, convertToLlm(history));
-				const theirs = pairs(history, upstreamConvertToLlm(history));
-				for (let i = 0; i < ours.length; i++) {
-					const [input, output] = ours[i] as [AgentMessage, Message];
-					if (input.role !== "custom") continue;
-					const upstreamOutput = (theirs[i] as [AgentMessage, Message])[1];
+				eachConverted(history, (input, output, upstreamOutput) => {
+					if (input.role !== "custom") return;
 					const byReference = Array.isArray(input.content);
 					expect(output.content === input.content).toBe(byReference);
 					expect(upstreamOutput.content === input.content).toBe(byReference);
-				}
+				});
 			}),
 			runs(300),
 		);

@@ -21,6 +21,7 @@ import {
 	type Plugin,
 	UnknownRoleError,
 } from "../src/index.js";
+import { thrownBy, user } from "./support/fixtures.js";
 
 type ErrorClass = new (
 	message: string,
@@ -39,18 +40,6 @@ const classes: { name: string; Class: ErrorClass; code: string }[] = [
 		code: "CONVERT_TO_LLM_ASYNC_HOOK_IN_SYNC_CONVERT",
 	},
 ];
-
-const user = (text: string): UserMessage => ({ role: "user", content: text, timestamp: 0 });
-
-/** The value `fn` throws (fails the test when it does not throw). */
-function thrownBy(fn: () => unknown): unknown {
-	try {
-		fn();
-	} catch (error) {
-		return error;
-	}
-	throw new Error("expected a throw, got none");
-}
 
 describe("ErrorCode", () => {
 	it("should be frozen, with one stable, distinct code per error class", () => {

@@ -11,19 +11,11 @@ import {
 	UnknownRoleError,
 } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
+import { bashExecution } from "./support/fixtures.js";
 
 const image = { type: "image" as const, data: "aGk=", mimeType: "image/png" };
 const user = (content: string, timestamp = 1): AgentMessage => ({ role: "user", content, timestamp });
-const bash = (excludeFromContext: boolean): AgentMessage => ({
-	role: "bashExecution",
-	command: "ls",
-	output: "a.txt",
-	exitCode: 0,
-	cancelled: false,
-	truncated: false,
-	timestamp: 2,
-	excludeFromContext,
-});
+const bash = (excludeFromContext: boolean): AgentMessage => bashExecution({ timestamp: 2, excludeFromContext });
 
 describe("registry.explain", () => {
 	it("should return exactly what convert returns", () => {

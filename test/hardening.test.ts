@@ -4,7 +4,7 @@
  * and shows what the plugin changes, and that it changes nothing else.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	blockImages,
@@ -31,30 +31,16 @@ import {
 	type CustomMessage,
 	ErrorCode,
 	MODEL_ROLES_PLUGIN,
-	type Registry,
 	Stage,
 } from "../src/index.js";
 import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
+import { assistant, bashExecution, collectErrors, MODES, T0, user } from "./support/fixtures.js";
 import { upstreamConvertToLlm } from "./support/upstream.js";
-
-const T0 = 1_700_000_000_000;
-const MODES = [
-	{ mode: "lenient", strict: false },
-	{ mode: "strict", strict: true },
-] as const;
 
 function textOf(message: Message | undefined): string {
 	const block = message?.role === "user" && Array.isArray(message.content) ? message.content[0] : undefined;
 	if (block?.type !== "text") throw new Error("expected a user message with one text block");
 	return block.text;
-}
-
-function collectErrors(registry: Registry): ConvertToLlmError[] {
-	const errors: ConvertToLlmError[] = [];
-	registry.hooks.error.tap("test:collect", (error) => {
-		errors.push(error);
-	});
-	return errors;
 }
 
 /** Occurrences of `needle` in `text`. */
@@ -96,45 +82,11 @@ function compaction(summary: string): CompactionSummaryMessage {
 }
 
 function bash(command: string, output: string, extra: Partial<BashExecutionMessage> = {}): BashExecutionMessage {
-	return {
-		role: "bashExecution",
-		command,
-		output,
-		exitCode: 0,
-		cancelled: false,
-		truncated: false,
-		timestamp: T0,
-		...extra,
-	};
+	return bashExecution({ command, output, ...extra });
 }
 
 function custom(content: CustomMessage["content"], extra: Partial<CustomMessage> = {}): CustomMessage {
 	return { role: "custom", customType: "notes", content, display: true, timestamp: T0, ...extra };
-}
-
-function user(content: UserMessage["content"], timestamp = T0): UserMessage {
-	return { role: "user", content, timestamp };
-}
-
-function assistant(content: AssistantMessage["content"], extra: Partial<AssistantMessage> = {}): AssistantMessage {
-	return {
-		role: "assistant",
-		content,
-		api: "faux",
-		provider: "faux",
-		model: "faux-1",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
-		stopReason: "toolUse",
-		timestamp: T0,
-		...extra,
-	};
 }
 
 function call(id: string): AssistantMessage["content"][number] {

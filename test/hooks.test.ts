@@ -4,7 +4,7 @@
  * `convertAsync` only) and `error`, with faulty taps contained in lenient mode and thrown in strict.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message, UserMessage } from "@mariozechner/pi-ai";
+import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	AsyncHookInSyncConvertError,
@@ -21,40 +21,9 @@ import {
 	UnknownRoleError,
 } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
+import { bashExecution, collectErrors, MODES, thrownBy, user, userTexts } from "./support/fixtures.js";
 
-const T0 = 1_700_000_000_000;
-const MODES = [
-	{ mode: "lenient", strict: false },
-	{ mode: "strict", strict: true },
-] as const;
-
-function user(text: string): UserMessage {
-	return { role: "user", content: text, timestamp: T0 };
-}
-
-function bash(command: string): BashExecutionMessage {
-	return {
-		role: "bashExecution",
-		command,
-		output: "",
-		exitCode: 0,
-		cancelled: false,
-		truncated: false,
-		timestamp: T0,
-	};
-}
-
-function texts(messages: readonly Message[]): unknown[] {
-	return messages.map((m) => (m.role === "user" ? m.content : m.role));
-}
-
-function collectErrors(registry: Registry): ConvertToLlmError[] {
-	const errors: ConvertToLlmError[] = [];
-	registry.hooks.error.tap("test:collect", (error) => {
-		errors.push(error);
-	});
-	return errors;
-}
+const bash = (command: string): BashExecutionMessage => bashExecution({ command, output: "" });
 
 function registryFor(strict: boolean): Registry {
 	return createRegistry({ strict }).use(modelRoles);
@@ -155,7 +124,7 @@ describe("hooks.beforeConvert", () => {
 		const registry = createDefaultRegistry();
 		registry.hooks.beforeConvert.tap("drop-bash", (messages) => messages.filter((m) => m.role !== "bashExecution"));
 
-		expect(texts(registry.convert([user("a"), bash("ls"), user("b")]))).toEqual(["a", "b"]);
+		expect(userTexts(registry.convert([user("a"), bash("ls"), user("b")]))).toEqual(["a", "b"]);
 	});
 
 	it("should run taps as a waterfall, in stage order, undefined keeping the history", () => {
@@ -168,7 +137,7 @@ describe("hooks.beforeConvert", () => {
 		});
 		registry.hooks.beforeConvert.tap({ name: "first", stage: Stage.EARLY }, (messages) => messages.slice(1));
 
-		expect(texts(registry.convert([user("dropped-first"), user("kept")]))).toEqual(["kept", "appended"]);
+		expect(userTexts(registry.convert([user("dropped-first"), user("kept")]))).toEqual(["kept", "appended"]);
 		expect(seen).toEqual([2]);
 	});
 
@@ -189,7 +158,7 @@ describe("hooks.beforeConvert", () => {
 
 		const output = registry.convert([user("0"), user("1"), user("2"), user("3")]);
 
-		expect(texts(output)).toEqual(["x"]);
+		expect(userTexts(output)).toEqual(["x"]);
 		expect(indices).toEqual([0]);
 		expect(errors).toHaveLength(1);
 		expect(errors[0]).toBeInstanceOf(UnknownRoleError);
@@ -236,7 +205,7 @@ describe("hooks.beforeConvert", () => {
 		const errors = collectErrors(registry);
 		registry.hooks.beforeConvert.tap("sloppy", (messages) => [...messages, null as unknown as AgentMessage]);
 
-		expect(texts(registry.convert([user("a")]))).toEqual(["a"]);
+		expect(userTexts(registry.convert([user("a")]))).toEqual(["a"]);
 		expect(errors.map((e) => [e.constructor, e.index])).toEqual([[InvalidMessageError, 1]]);
 	});
 
@@ -272,7 +241,7 @@ describe("hooks.beforeConvert", () => {
 			expect((error as Error).message).toMatch(detail);
 		} else {
 			// Its change is skipped; the following taps and the conversion carry on.
-			expect(texts(run())).toEqual(["a", "after"]);
+			expect(userTexts(run())).toEqual(["a", "after"]);
 			expect(errors).toHaveLength(1);
 			expect(errors[0]).toBeInstanceOf(ConversionError);
 			expect(errors[0]).toMatchObject({ plugin: "pruner" });
@@ -289,14 +258,14 @@ describe("hooks.afterConvert", () => {
 
 		const output = await registry[method]([user("a")]);
 
-		expect(texts(output)).toEqual(["a", "tail"]);
+		expect(userTexts(output)).toEqual(["a", "tail"]);
 	});
 
 	it.each(MODES)("should run in both modes ($mode)", ({ strict }) => {
 		const registry = registryFor(strict);
 		registry.hooks.afterConvert.tap("reverse", (messages) => [...messages].reverse());
 
-		expect(texts(registry.convert([user("a"), user("b")]))).toEqual(["b", "a"]);
+		expect(userTexts(registry.convert([user("a"), user("b")]))).toEqual(["b", "a"]);
 	});
 
 	it("should run taps as a waterfall in stage order, undefined keeping the output", () => {
@@ -315,7 +284,7 @@ describe("hooks.afterConvert", () => {
 			return [...messages, user("added")];
 		});
 
-		expect(texts(registry.convert([user("a")]))).toEqual(["A", "ADDED"]);
+		expect(userTexts(registry.convert([user("a")]))).toEqual(["A", "ADDED"]);
 		expect(order).toEqual(["transform", "sanitize", "verify"]);
 	});
 
@@ -366,7 +335,7 @@ describe("hooks.afterConvert", () => {
 				expect(error).toMatchObject({ plugin: "filter", code: ErrorCode.CONVERSION_FAILED });
 				expect((error as Error).message).toMatch(detail);
 			} else {
-				expect(texts(await run())).toEqual(["a", "before", "after"]);
+				expect(userTexts(await run())).toEqual(["a", "before", "after"]);
 				expect(errors).toHaveLength(1);
 				expect(errors[0]).toBeInstanceOf(ConversionError);
 				expect(errors[0]).toMatchObject({ plugin: "filter" });
@@ -470,7 +439,7 @@ describe("hooks.afterConvertAsync", () => {
 
 		const output = await registry.convertAsync([user("a")]);
 
-		expect(texts(output)).toEqual(["a", "sync", "early", "middle", "late"]);
+		expect(userTexts(output)).toEqual(["a", "sync", "early", "middle", "late"]);
 		expect(order).toEqual(["sync", "early", "middle", "late"]);
 	});
 
@@ -505,7 +474,7 @@ describe("hooks.afterConvertAsync", () => {
 
 		const output = await registry.convertAsync([user("a")]);
 
-		expect(texts(output)).toEqual(["a", "before", "after"]);
+		expect(userTexts(output)).toEqual(["a", "before", "after"]);
 		expect(errors).toHaveLength(1);
 		expect(errors[0]).toBeInstanceOf(ConversionError);
 		expect(errors[0]).toMatchObject({ code: ErrorCode.CONVERSION_FAILED, plugin: "rejecter" });
@@ -614,13 +583,3 @@ describe("hooks.error", () => {
 		expect(registry.convert([null, user("a")] as unknown as AgentMessage[])).toEqual([user("a")]);
 	});
 });
-
-/** The value `fn` throws (fails the test when it does not throw). */
-function thrownBy(fn: () => unknown): unknown {
-	try {
-		fn();
-	} catch (error) {
-		return error;
-	}
-	throw new Error("expected a throw, got none");
-}

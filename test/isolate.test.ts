@@ -4,27 +4,14 @@ import { describe, expect, it } from "vitest";
 import { blockImages } from "../src/hooks/index.js";
 import { createRegistry } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
+import { assistant } from "./support/fixtures.js";
 
-const usage = {
-	input: 1,
-	output: 2,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 3,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
 const history = (): AgentMessage[] => [
 	{ role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
-	{
-		role: "assistant",
-		content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls", nested: { deep: [1, 2] } } }],
-		api: "faux",
-		provider: "faux",
+	assistant([{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls", nested: { deep: [1, 2] } } }], {
 		model: "m",
-		usage,
-		stopReason: "toolUse",
 		timestamp: 2,
-	},
+	}),
 	{
 		role: "toolResult",
 		toolCallId: "c1",

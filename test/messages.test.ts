@@ -19,6 +19,7 @@ import {
 	type TimestampInput,
 } from "../src/messages.js";
 import { arbBashExecution } from "./support/arbitraries.js";
+import { bashExecution } from "./support/fixtures.js";
 
 describe("text constants", () => {
 	it.each([
@@ -57,16 +58,8 @@ describe("text constants", () => {
 	});
 });
 
-const bash = (fields: Partial<BashExecutionMessage>): BashExecutionMessage => ({
-	role: "bashExecution",
-	command: "ls",
-	output: "a.txt",
-	exitCode: 0,
-	cancelled: false,
-	truncated: false,
-	timestamp: 1,
-	...fields,
-});
+const bash = (fields: Partial<BashExecutionMessage>): BashExecutionMessage =>
+	bashExecution({ timestamp: 1, ...fields });
 
 /** `exitCode: null` is what pi's stored sessions hold for a killed process, although the type says `number | undefined`. */
 const NULL_EXIT = null as unknown as number;

@@ -4,7 +4,7 @@
  * faulty converters, each reported once in lenient mode and thrown in strict mode).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { fauxAssistantMessage, type Message, type ToolResultMessage, type UserMessage } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, type ToolResultMessage, type UserMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	type BashExecutionMessage,
@@ -26,6 +26,7 @@ import {
 	UnknownRoleError,
 } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
+import { bashExecution, collectErrors, MODES, T0, thrownBy, user, userTexts } from "./support/fixtures.js";
 
 /** A role declared by a consumer, as an extension would (see also `custom-role.test-d.ts`). */
 interface AuditNoteMessage {
@@ -41,27 +42,8 @@ declare module "@mariozechner/pi-agent-core" {
 	}
 }
 
-const T0 = 1_700_000_000_000;
-const MODES = [
-	{ mode: "lenient", strict: false },
-	{ mode: "strict", strict: true },
-] as const;
-
-function user(text: string, timestamp = T0): UserMessage {
-	return { role: "user", content: text, timestamp };
-}
-
 function bash(command: string, overrides: Partial<BashExecutionMessage> = {}): BashExecutionMessage {
-	return {
-		role: "bashExecution",
-		command,
-		output: "ok",
-		exitCode: 0,
-		cancelled: false,
-		truncated: false,
-		timestamp: T0,
-		...overrides,
-	};
+	return bashExecution({ command, output: "ok", ...overrides });
 }
 
 function custom(customType: string, content = "note"): CustomMessage {
@@ -84,31 +66,8 @@ function history(...entries: unknown[]): AgentMessage[] {
 	return entries as AgentMessage[];
 }
 
-/** Collects what the registry reports on `hooks.error`. */
-function collectErrors(registry: Registry): ConvertToLlmError[] {
-	const errors: ConvertToLlmError[] = [];
-	registry.hooks.error.tap("test:collect", (error) => {
-		errors.push(error);
-	});
-	return errors;
-}
-
-/** The value `fn` throws (fails the test when it does not throw). */
-function thrownBy(fn: () => unknown): unknown {
-	try {
-		fn();
-	} catch (error) {
-		return error;
-	}
-	throw new Error("expected a throw, got none");
-}
-
 /** A converter of `bashExecution` to one user text message, as a plugin would write it. */
 const bashToUser = (m: BashExecutionMessage): UserMessage => user(`ran ${m.command}`, m.timestamp);
-
-function userTexts(messages: readonly Message[]): unknown[] {
-	return messages.map((m) => (m.role === "user" ? m.content : m.role));
-}
 
 describe("createRegistry", () => {
 	it("should know no role until plugins are used", () => {
@@ -382,21 +341,27 @@ describe("registry.register", () => {
 			expect(errors[0]).toMatchObject({ role: "bashExecution", index: 0, plugin: "broken-override" });
 		});
 
-		it("should stack overrides, the latest first", () => {
+		/** A registry whose `user` converter "base" records its calls, and a pass-through override that records its name. */
+		function overridden() {
 			const calls: string[] = [];
 			const pass = (name: string) => (): undefined => {
 				calls.push(name);
 				return undefined;
 			};
-			const registry = createRegistry()
-				.register(
-					"user",
-					(m) => {
-						calls.push("base");
-						return m;
-					},
-					{ name: "base" },
-				)
+			const registry = createRegistry().register(
+				"user",
+				(m) => {
+					calls.push("base");
+					return m;
+				},
+				{ name: "base" },
+			);
+			return { calls, pass, registry };
+		}
+
+		it("should stack overrides, the latest first", () => {
+			const { calls, pass, registry } = overridden();
+			registry
 				.register("user", pass("first-override"), { name: "first-override", override: true })
 				.register("user", pass("second-override"), { name: "second-override", override: true });
 
@@ -406,20 +371,8 @@ describe("registry.register", () => {
 		});
 
 		it("should order overrides by stage: a lower stage runs first, whatever the registration order", () => {
-			const calls: string[] = [];
-			const pass = (name: string) => (): undefined => {
-				calls.push(name);
-				return undefined;
-			};
-			const registry = createRegistry()
-				.register(
-					"user",
-					(m) => {
-						calls.push("base");
-						return m;
-					},
-					{ name: "base" },
-				)
+			const { calls, pass, registry } = overridden();
+			registry
 				.register("user", pass("early"), { name: "early", override: true, stage: Stage.EARLY })
 				.register("user", pass("default"), { name: "default", override: true })
 				.register("user", pass("earliest"), { name: "earliest", override: true, stage: Stage.EARLY - 1 });
