@@ -15,22 +15,12 @@
  *        node bench/convert.bench.mjs [case]   (one comparison, one process, JSON on stdout)
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { registerFauxProvider } from "@mariozechner/pi-ai";
-import {
-	AuthStorage,
-	createAgentSession,
-	ModelRegistry,
-	SessionManager,
-	SettingsManager,
-	convertToLlm as upstreamConvertToLlm,
-} from "@mariozechner/pi-coding-agent";
+import { convertToLlm as upstreamConvertToLlm } from "@mariozechner/pi-coding-agent";
 import { createRegistry } from "convert-to-llm";
 import { blockImages, escapeSummaries, lint, safeFences } from "convert-to-llm/hooks";
 import { convertToLlm, createDefaultRegistry, defaultPreset } from "convert-to-llm/preset";
+import { createUpstreamBlockImages } from "../test/support/upstream-session.mjs";
 import { createHistory } from "./history.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
@@ -40,20 +30,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 
 /** Upstream's `convertToLlmWithBlockImages` (a closure in createAgentSession), with the setting on. */
 async function upstreamBlockImages() {
-	const dir = mkdtempSync(join(tmpdir(), "ctl-bench-"));
-	const faux = registerFauxProvider();
-	const authStorage = AuthStorage.create(join(dir, "auth.json"));
-	const { session } = await createAgentSession({
-		cwd: dir,
-		agentDir: dir,
-		model: faux.getModel(),
-		settingsManager: SettingsManager.inMemory({ images: { blockImages: true } }),
-		authStorage,
-		modelRegistry: ModelRegistry.create(authStorage, join(dir, "models.json")),
-		sessionManager: SessionManager.inMemory(dir),
-	});
-	process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-	return session.agent.convertToLlm;
+	const upstream = await createUpstreamBlockImages(true);
+	process.on("exit", upstream.dispose);
+	return upstream.convert;
 }
 
 /** Every registry of the hardening figures has a (no-op) error listener, so checks that skip work nobody hears of (the lint) do that work. */

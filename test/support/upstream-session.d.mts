@@ -1,0 +1,9 @@
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+
+/** Upstream's `convertToLlmWithBlockImages` with a live `blockImages` setting, plus the setter. */
+export declare function createUpstreamBlockImages(blockImages: boolean): Promise<{
+	convert: (messages: AgentMessage[]) => Message[];
+	setBlockImages: (blocked: boolean) => void;
+	dispose: () => void;
+}>;
