@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * A Node.js runtime for pi 1.x (`@earendil-works/*`), which needs Node >= 22.19 and fails to import
+ * on older ones (`node:fs` has no `globSync`). The library itself runs on Node 20; its tests, the
+ * bench and the pi-extension checks run the pi 1.x side in a child process on this runtime.
+ *
+ * When the running Node is new enough it is used as it is. Otherwise the npm registry's
+ * `node-<platform>-<arch>` package (a plain binary, no install script) is installed once into
+ * node_modules/.cache/convert-to-llm/, pinned to {@link PI_NODE_VERSION}, and reused after that.
+ *
+ * As a module: `resolvePiNode()` returns the binary's absolute path (installing it if needed) and
+ * throws an error that says what to do when it cannot. As a command: prints that path.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The Node release the pi 1.x side runs on when the machine's own Node is older than 22.19. */
+export const PI_NODE_VERSION = "22.23.5";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CACHE = join(ROOT, "node_modules/.cache/convert-to-llm", `node-${PI_NODE_VERSION}`);
+
+/** Whether a `process.versions.node` string is at least 22.19.0. */
+export function isPiNodeVersion(version) {
+	const [major = 0, minor = 0] = version.split(".").map(Number);
+	return major > 22 || (major === 22 && minor >= 19);
+}
+
+/** The absolute path of a Node >= 22.19 binary; installs the pinned one on first use. */
+export function resolvePiNode() {
+	if (process.env.PI_NODE) return process.env.PI_NODE;
+	if (isPiNodeVersion(process.versions.node)) return process.execPath;
+	const pkg = `node-${process.platform}-${process.arch}`;
+	const binary =
+		process.platform === "win32"
+			? join(CACHE, "node_modules", pkg, "bin", "node.exe")
+			: join(CACHE, "node_modules", pkg, "bin", "node");
+	if (existsSync(binary)) return binary;
+	mkdirSync(CACHE, { recursive: true });
+	const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+	const result = spawnSync(
+		npm,
+		[
+			"install",
+			"--no-save",
+			"--no-package-lock",
+			"--no-audit",
+			"--no-fund",
+			"--ignore-scripts",
+			"--prefix",
+			CACHE,
+			`${pkg}@${PI_NODE_VERSION}`,
+		],
+		{ encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 },
+	);
+	if (result.status !== 0 || !existsSync(binary)) {
+		const why = (result.error?.message ?? result.stderr ?? "").trim().split("\n").slice(-3).join(" ");
+		throw new Error(
+			`Could not install ${pkg}@${PI_NODE_VERSION} (a Node >= 22.19 for the pi 1.x tests): ${why || "no binary after install"}. ` +
+				"Run the tests on Node >= 22.19, or set PI_NODE to the path of such a node binary.",
+		);
+	}
+	return binary;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+	process.stdout.write(`${resolvePiNode()}\n`);
+}
