@@ -4,8 +4,37 @@
  * Mirrors pi-coding-agent 0.73.1 `src/core/messages.ts` field for field, so a history written by pi
  * type-checks and converts the same way here.
  */
-import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
 import { InvalidMessageError } from "./errors.js";
+
+/**
+ * The roles of pi-ai's `Message`: what the model understands as it is, and the only roles a converter
+ * or a post-conversion tap may produce.
+ *
+ * Contract: `user`, `assistant` and `toolResult` (every pi line), then `system` (pi-ai 0.86 and later:
+ * the system prompt, its section patches and the tool declarations travel as `system` messages in the
+ * history). A 0.73.1 history never holds a `system` message, so accepting the role changes nothing
+ * there.
+ */
+export const MODEL_ROLES = Object.freeze(["user", "assistant", "toolResult", "system"] as const);
+
+/** One of {@link MODEL_ROLES}. */
+export type ModelRole = (typeof MODEL_ROLES)[number];
+
+const MODEL_ROLE_SET: ReadonlySet<unknown> = new Set(MODEL_ROLES);
+
+/** Whether `role` is one of pi-ai's `Message` roles ({@link MODEL_ROLES}). */
+export function isModelRole(role: unknown): role is ModelRole {
+	return MODEL_ROLE_SET.has(role);
+}
+
+/**
+ * The type of `BranchSummaryMessage.fromId` in the pi line whose types are in use: `string` for
+ * `@mariozechner` 0.73.1, `string | null` for pi 1.x (pi 0.84.3 records `null` for a summary of the
+ * root). Told apart by the line's `Message`: only pi 1.x has `system` messages. Matching pi's own
+ * declaration keeps pi-coding-agent's augmentation of `CustomAgentMessages` compatible with ours.
+ */
+export type BranchSummaryFromId = "system" extends Message["role"] ? string | null : string;
 
 /** Opens a compaction summary in the model's context. Byte-identical to pi 0.73.1. */
 export const COMPACTION_SUMMARY_PREFIX = `The conversation history before this point was compacted into the following summary:
@@ -52,7 +81,9 @@ export interface BashExecutionMessage {
  * A message an extension injected (pi's `sendMessage()`).
  *
  * Contract: converted to one `user` message; string content becomes a single text block, array
- * content is passed on as the same array (not copied); dropped when `excludeFromContext` is truthy.
+ * content is passed on as the same array (not copied). No published pi version has an
+ * `excludeFromContext` flag on custom messages (pi sends them all); the opt-in
+ * `excludeCustomMessages()` plugin of `convert-to-llm/hooks` drops those that carry one.
  * `customType` names the extension that owns it; a converter registered with `{ customType }`
  * handles only that type.
  *
@@ -66,12 +97,6 @@ export interface CustomMessage<T = unknown> {
 	display: boolean;
 	details?: T;
 	timestamp: number;
-	/**
-	 * Shown and stored, but never sent to the model: the built-in `custom` converter drops the message
-	 * when this is truthy. Added by pi after 0.73.1; histories written by 0.73.1 never carry it, so
-	 * the default preset still converts them exactly as 0.73.1 does.
-	 */
-	excludeFromContext?: boolean;
 }
 
 /**
@@ -87,7 +112,7 @@ export interface CustomMessage<T = unknown> {
 export interface BranchSummaryMessage {
 	role: "branchSummary";
 	summary: string;
-	fromId: string;
+	fromId: BranchSummaryFromId;
 	timestamp: number;
 }
 
@@ -228,7 +253,7 @@ export function createCompactionSummaryMessage(
  *
  * Contract: as {@link createBranchSummaryMessage}: a new message with pi's fields in pi's order
  * (`details` is present even when `undefined`), `timestamp` in epoch milliseconds; `content` is kept
- * as given, an array not copied; `excludeFromContext` is never set. An invalid date throws.
+ * as given, an array not copied. An invalid date throws.
  *
  * @throws {InvalidMessageError} when `timestamp` is not a valid date.
  * @example

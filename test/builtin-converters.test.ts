@@ -52,9 +52,18 @@ describe("defaultPreset", () => {
 		expect(Object.isFrozen(defaultPreset)).toBe(true);
 	});
 
-	it("should convert the seven roles of a pi history", () => {
+	it("should convert the eight roles of a pi history (system since pi 0.86)", () => {
 		expect(new Set(createDefaultRegistry().roles())).toEqual(
-			new Set(["user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]),
+			new Set([
+				"user",
+				"assistant",
+				"toolResult",
+				"system",
+				"bashExecution",
+				"custom",
+				"branchSummary",
+				"compactionSummary",
+			]),
 		);
 	});
 });
@@ -97,8 +106,22 @@ describe("modelRoles", () => {
 		expect(theirs).toBe(message);
 	});
 
-	it("should cover exactly pi-ai's three roles", () => {
-		expect([...MODEL_ROLES]).toEqual(["user", "assistant", "toolResult"]);
+	it("should cover exactly pi-ai's four roles, system last", () => {
+		expect([...MODEL_ROLES]).toEqual(["user", "assistant", "toolResult", "system"]);
+	});
+
+	it("should pass a pi 1.x system message through as the same object", () => {
+		const system = {
+			role: "system",
+			content: "You are pi.",
+			sections: { intro: "You are pi.", skills: null },
+			toolsAdded: [{ name: "read", description: "Read a file", parameters: { type: "object" } }],
+			toolsRemoved: [{ name: "write" }],
+			timestamp: 0,
+		};
+		const output = convertToLlm([system as unknown as AgentMessage]);
+		expect(output).toHaveLength(1);
+		expect(output[0]).toBe(system);
 	});
 });
 
@@ -184,17 +207,13 @@ describe("custom", () => {
 		expect(Object.keys(convertCustom(message) ?? {})).toEqual(["role", "content", "timestamp"]);
 	});
 
-	it.each<{ kind: string; excludeFromContext: boolean | undefined; kept: boolean }>([
-		{ kind: "true", excludeFromContext: true, kept: false },
-		{ kind: "false", excludeFromContext: false, kept: true },
-		{ kind: "undefined", excludeFromContext: undefined, kept: true },
-	])(
-		"should drop the message when excludeFromContext (pi after 0.73.1) is $kind only if truthy",
-		({ excludeFromContext, kept }) => {
-			const message = custom("x", { excludeFromContext });
-			const expected: UserMessage[] = kept ? [{ role: "user", content: [text("x")], timestamp: 9 }] : [];
-			expect(convertCustom(message)).toStrictEqual(kept ? expected[0] : null);
-			expect(convertToLlm([message])).toStrictEqual(expected);
+	it.each([true, 1, "yes", false, undefined])(
+		"should send a message whose excludeFromContext is %s, as every pi version does (0.73.1 to 1.6.0)",
+		(excludeFromContext) => {
+			const message = { ...custom("x"), excludeFromContext } as CustomMessage;
+			const expected: UserMessage = { role: "user", content: [text("x")], timestamp: 9 };
+			expect(convertCustom(message)).toStrictEqual(expected);
+			expect(convertToLlm([message])).toStrictEqual([expected]);
 		},
 	);
 });

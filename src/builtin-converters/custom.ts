@@ -7,8 +7,8 @@ export const CUSTOM_PLUGIN = "convert-to-llm:custom";
 
 /**
  * pi's conversion of an extension message: a `user` message; string content becomes one text block,
- * array content is passed on as the same array; `null` (dropped) when `excludeFromContext` is truthy
- * (pi after 0.73.1; 0.73.1 histories never carry the field).
+ * array content is passed on as the same array. Every custom message is sent, as in every pi version
+ * (0.73.1 to 1.6.0); an `excludeFromContext` field is not pi's and is ignored here.
  *
  * Contract: byte-identical to pi 0.73.1 (keys in pi's order); a new message on every call, but array
  * content is the input's own array (`isolate: true` copies it); `customType`, `display` and `details`
@@ -19,7 +19,6 @@ export const CUSTOM_PLUGIN = "convert-to-llm:custom";
  * // { role: "user", content: [{ type: "text", text: "green" }], timestamp: 0 }
  */
 export function convertCustom(message: CustomMessage): UserMessage | null {
-	if (message.excludeFromContext) return null;
 	const content =
 		typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
 	return { role: "user", content, timestamp: message.timestamp };

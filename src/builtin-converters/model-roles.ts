@@ -1,16 +1,15 @@
+import { MODEL_ROLES } from "../messages.js";
 import { passThrough } from "../registry/dispatch.js";
 import type { Plugin } from "../registry/types.js";
 
 /** Name of the plugin that passes pi-ai's own roles through. */
 export const MODEL_ROLES_PLUGIN = "convert-to-llm:model-roles";
 
-/** The roles the model understands as they are. */
-export const MODEL_ROLES = Object.freeze(["user", "assistant", "toolResult"] as const);
-
-export { passThrough };
+export { MODEL_ROLES, passThrough };
 
 /**
- * Passes `user`, `assistant` and `toolResult` messages through as the same objects, as pi does.
+ * Passes `user`, `assistant`, `toolResult` and `system` messages through as the same objects, as pi
+ * does (`system` since pi 0.86: the system prompt and the tool list; 0.73.1 histories have none).
  *
  * Contract: part of `defaultPreset`; a bare `createRegistry()` does not include it. Override a role
  * with `registry.register("user", fn, { name, override: true })`; this stays the fallback.
@@ -22,6 +21,7 @@ export { passThrough };
 export const modelRoles: Plugin = Object.freeze<Plugin>({
 	name: MODEL_ROLES_PLUGIN,
 	apply(registry) {
-		for (const role of MODEL_ROLES) registry.register(role, passThrough, { name: MODEL_ROLES_PLUGIN });
+		// `system` is a role of pi 1.x's types only; every model role takes `passThrough` alike.
+		for (const role of MODEL_ROLES) registry.register(role as "user", passThrough, { name: MODEL_ROLES_PLUGIN });
 	},
 });

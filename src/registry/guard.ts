@@ -4,11 +4,9 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { AsyncHookInSyncConvertError, ConversionError, ConvertToLlmError } from "../errors.js";
+import { isModelRole } from "../messages.js";
 
-/** The roles a converter may produce: pi-ai's `Message` roles. */
-export function isModelRole(role: unknown): boolean {
-	return role === "user" || role === "assistant" || role === "toolResult";
-}
+export { isModelRole };
 
 /** Whether `value` is an object with one of pi-ai's `Message` roles. */
 export function isModelMessage(value: unknown): value is Message {
