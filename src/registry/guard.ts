@@ -5,6 +5,7 @@
 import type { Message } from "@mariozechner/pi-ai";
 import { AsyncHookInSyncConvertError, ConversionError, ConvertToLlmError } from "../errors.js";
 import { isModelRole } from "../messages.js";
+import { errorText as causeText, describeValue } from "../values.js";
 
 export { isModelRole };
 
@@ -26,43 +27,8 @@ export function describeBadResult(result: unknown): string | undefined {
 	return isModelMessage(result) ? undefined : `it returned ${describeValue(result)}`;
 }
 
-/** A short, safe description of any value for an error message. */
-export function describeValue(value: unknown): string {
-	if (value === null) return "null";
-	if (Array.isArray(value)) return `an array of ${value.length}`;
-	if (typeof value === "object") {
-		let role: unknown;
-		try {
-			role = (value as { role?: unknown }).role;
-		} catch {
-			return "an object whose role cannot be read";
-		}
-		return typeof role === "string"
-			? `a message with role ${JSON.stringify(role)}`
-			: "an object without a string role";
-	}
-	if (typeof value === "string")
-		return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
-	return `${typeof value} ${String(value)}`;
-}
-
-/** A string in quotes, anything else described: safe for any value (bigints, symbols, cycles). */
-export function quote(value: unknown): string {
-	return typeof value === "string" ? JSON.stringify(value) : describeValue(value);
-}
-
-/** The message of an unknown thrown value, for use inside our own error messages. */
-export function causeText(cause: unknown): string {
-	let text: string;
-	try {
-		text = cause instanceof Error ? String(cause.message) : String(cause);
-	} catch {
-		// A thrown value with no string form (`Object.create(null)`) must not turn a report into a crash.
-		text = describeValue(cause);
-	}
-	// Our messages go on with ". …": a cause's own final period would double it.
-	return text.replace(/\.+$/, "");
-}
+// One home for value inspection (src/values.ts); re-exported so the registry's imports keep working.
+export { describeValue, errorText as causeText, quote } from "../values.js";
 
 /** Turns anything a tap threw into our error, naming the tap; errors that are already ours pass unchanged. */
 export function toConversionError(cause: unknown, hookName: string, plugin: string): ConvertToLlmError {

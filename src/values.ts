@@ -1,0 +1,204 @@
+/**
+ * Value inspection, written once: how a value is described in an error, whether it is a record or an
+ * image, how a live setting is read, and what a caught value says. Used by the registry, the hooks and
+ * the CLI alike.
+ *
+ * Ground floor: imports nothing. Every function here is total: it never throws, whatever it is given
+ * (revoked proxies, throwing getters and `getPrototypeOf` traps, `Object.create(null)`, symbols), so
+ * that a report about a hostile value cannot itself become a crash. No regular expression runs here:
+ * this is the report path, which may run at the stack limit (V8 aborts when it cannot compile one there).
+ */
+
+/** Longest string shown by {@link quote} and {@link describeValue} before it is cut with `…`. */
+const SHOWN_CHARS = 200;
+
+/** Longest text {@link errorText} returns: a cause's message can be megabytes (a serialized body). */
+const ERROR_TEXT_CHARS = 1000;
+
+/** `text` cut to `max` characters with a final `…`. */
+function clip(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * Whether `value` is a non-null object (arrays included): a value whose fields can be asked for.
+ *
+ * Contract: `typeof value === "object" && value !== null`; never throws, never reads a field.
+ *
+ * @example
+ * isRecord({ role: "user" }); // true
+ * isRecord([]);               // true
+ * isRecord("user");           // false
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === "object";
+}
+
+/**
+ * Whether `value` is an object that is not an array, as a JSON object is.
+ *
+ * Contract: never throws; a revoked proxy (on which `Array.isArray` throws) is not one.
+ *
+ * @example
+ * isJsonObject({ type: "session" }); // true
+ * isJsonObject([{}]);                // false
+ */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+	if (!isRecord(value)) return false;
+	try {
+		return !Array.isArray(value);
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * A short description of any value for an error message: `null`, `undefined`, `number 5`,
+ * `a string ("…")`, `an array of 3`, `a message with role "user"`, `an object without a string role`.
+ *
+ * Contract: one line of at most about 200 characters of the value's own text; never throws (a value
+ * whose role cannot be read is `an object whose role cannot be read`); functions are `a function`,
+ * never their source.
+ *
+ * @example
+ * describeValue(42);                 // "number 42"
+ * describeValue({ role: "ticket" }); // 'a message with role "ticket"'
+ */
+export function describeValue(value: unknown): string {
+	try {
+		if (value === null) return "null";
+		if (value === undefined) return "undefined";
+		if (typeof value === "string") return `a string (${JSON.stringify(clip(value, 40))})`;
+		if (typeof value === "function") return "a function";
+		if (typeof value !== "object") return `${typeof value} ${clip(String(value), SHOWN_CHARS)}`;
+		if (Array.isArray(value)) return `an array of ${value.length}`;
+	} catch {
+		return "a value that cannot be described";
+	}
+	let role: unknown;
+	try {
+		role = (value as { role?: unknown }).role;
+	} catch {
+		return "an object whose role cannot be read";
+	}
+	return typeof role === "string"
+		? `a message with role ${JSON.stringify(clip(role, SHOWN_CHARS))}`
+		: "an object without a string role";
+}
+
+/**
+ * A string in double quotes (cut to about 200 characters), anything else {@link describeValue described}.
+ *
+ * Contract: never throws; safe for bigints, symbols, cycles and proxies.
+ *
+ * @example
+ * quote("call_1"); // '"call_1"'
+ * quote(7);        // "number 7"
+ */
+export function quote(value: unknown): string {
+	return typeof value === "string" ? JSON.stringify(clip(value, SHOWN_CHARS)) : describeValue(value);
+}
+
+/**
+ * Whether `value` is an instance of `type`, answering `false` where asking would throw (a proxy whose
+ * `getPrototypeOf` trap throws, a `Symbol.hasInstance` that throws).
+ *
+ * Contract: never throws. Use it in every `catch` that classifies what it caught.
+ *
+ * @example
+ * catch (cause) { if (isInstance(cause, ConvertToLlmError)) report(cause); else report(wrap(cause)); }
+ */
+export function isInstance<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+	try {
+		return value instanceof type;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The text of a caught value, for use inside our own error messages: an `Error`'s message, any other
+ * value's string form, or its {@link describeValue description} when it has none.
+ *
+ * Contract: never throws (whatever was thrown: `null`, `Object.create(null)`, a proxy whose every
+ * trap throws); no regular expression; final periods dropped (our messages go on with ". …"); at most
+ * 1,000 characters, cut with `…`.
+ *
+ * @example
+ * errorText(new TypeError("x is not a function.")); // "x is not a function"
+ */
+export function errorText(cause: unknown): string {
+	let text: string;
+	try {
+		text = cause instanceof Error ? String(cause.message) : String(cause);
+	} catch {
+		text = describeValue(cause);
+	}
+	let end = text.length;
+	while (end > 0 && text.charCodeAt(end - 1) === 46) end--;
+	return clip(end === text.length ? text : text.slice(0, end), ERROR_TEXT_CHARS);
+}
+
+/**
+ * pi's image test: a content block whose `type` is `"image"` (pi's `blockImages` and pi-ai's types).
+ *
+ * Contract: `false` for anything that is not an object; reads `type` once. A getter that throws
+ * throws here: callers that must fail closed catch it per message.
+ *
+ * @example
+ * isImageBlock({ type: "image", data, mimeType }); // true
+ * isImageBlock({ type: "Image", data, mimeType }); // false (but see isNonTextBlock)
+ */
+export function isImageBlock(block: unknown): boolean {
+	return isRecord(block) && block.type === "image";
+}
+
+/**
+ * The strict image test: every content entry that is not a text block. pi-ai's Anthropic, OpenAI and
+ * Google providers send each non-text block of a `user` or `toolResult` message as an image, so
+ * `{ type: "Image", … }`, a bare `{ mimeType, data }`, `null` or a string all count.
+ *
+ * Contract: `true` unless `block` is an object whose `type` is `"text"`; reads `type` once. A getter
+ * that throws throws here: callers that must fail closed catch it per message.
+ *
+ * @example
+ * isNonTextBlock({ mimeType: "image/png", data }); // true
+ * isNonTextBlock({ type: "text", text: "hi" });    // false
+ */
+export function isNonTextBlock(block: unknown): boolean {
+	return !(isRecord(block) && block.type === "text");
+}
+
+/**
+ * A setting read once (a boolean) or on every call (a function), such as pi's
+ * `settingsManager.getBlockImages`.
+ *
+ * Contract: read by {@link readSetting} only, so every option that takes one means the same by it.
+ *
+ * @example
+ * const blocked: LiveSetting = () => settings.blockImages;
+ */
+export type LiveSetting = boolean | (() => boolean);
+
+/**
+ * The current value of a {@link LiveSetting}: a function is called, and any value is read by its
+ * truthiness (`Boolean()`), so `1` means on for every option that takes the same setting.
+ *
+ * Contract: a function that throws gives `true` (the settings read here guard something, such as
+ * whether images are blocked, so they fail closed) after `onThrow(cause)` is called with what it
+ * threw; `onThrow` may throw itself (a strict registry's report) and that is passed on.
+ *
+ * @example
+ * if (readSetting(enabled, (cause) => ctx.report(settingFailed(cause)))) blockTheImages();
+ */
+export function readSetting(setting: unknown, onThrow: (cause: unknown) => void): boolean {
+	if (typeof setting !== "function") return Boolean(setting);
+	let value: unknown;
+	try {
+		value = setting();
+	} catch (cause) {
+		onThrow(cause);
+		return true;
+	}
+	return Boolean(value);
+}
