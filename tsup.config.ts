@@ -29,5 +29,11 @@ export default defineConfig({
 	target: "node20",
 	platform: "node",
 	// pi's packages are ESM-only and only their types are used: never bundle or require them.
-	external: ["@mariozechner/pi-ai", "@mariozechner/pi-agent-core", "tapable"],
+	external: [
+		"@mariozechner/pi-ai",
+		"@mariozechner/pi-agent-core",
+		"@earendil-works/pi-ai",
+		"@earendil-works/pi-agent-core",
+		"tapable",
+	],
 });
