@@ -78,6 +78,11 @@ const history = JSON.parse(readFileSync(join(CONSUMERS, "history.json"), "utf8")
 let packDir: string;
 const consumers = {} as Record<"esm" | "cjs", ConsumerResult>;
 let typeCheck: Promise<RunResult>;
+/** tsc over each pi line's consumer: `skipLibCheck: true` (what most projects use) and `false`. */
+const universes = {} as Record<
+	"mariozechner" | "earendil",
+	{ lenient: Promise<RunResult>; strict: Promise<RunResult> }
+>;
 let publint: Promise<RunResult>;
 let attw: Promise<RunResult>;
 
@@ -91,6 +96,9 @@ beforeAll(async () => {
 	packDir = mkdtempSync(join(tmpdir(), "ctl-pack-"));
 	// The slow checks start together; each test awaits the one it asserts on.
 	typeCheck = run(join(BIN, "tsc"), ["--noEmit", "--listFiles", "-p", join(CONSUMERS, "ts")]);
+	const tsc = (project: string) => run(join(BIN, "tsc"), ["--noEmit", "--listFiles", "-p", join(CONSUMERS, project)]);
+	universes.mariozechner = { lenient: typeCheck, strict: tsc("ts/tsconfig.strict.json") };
+	universes.earendil = { lenient: tsc("ts-earendil"), strict: tsc("ts-earendil/tsconfig.strict.json") };
 	const packed = run("npm", ["pack", "--pack-destination", packDir, "--json"]).then((result) => {
 		if (result.code !== 0) throw new Error(`npm pack failed:\n${output(result)}`);
 		const [info] = JSON.parse(result.stdout) as { filename: string }[];
@@ -106,7 +114,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	// Let the checks finish before their tarball goes away.
-	await Promise.allSettled([typeCheck, publint, attw]);
+	await Promise.allSettled([
+		typeCheck,
+		publint,
+		attw,
+		...Object.values(universes).flatMap((u) => [u.lenient, u.strict]),
+	]);
 	if (packDir) rmSync(packDir, { recursive: true, force: true });
 });
 
@@ -220,6 +233,78 @@ describe("the build output", () => {
 	});
 });
 
+/** tsc's diagnostics, one per line: `file(line,col): error TSnnnn: …`. */
+const diagnostics = (result: RunResult): string[] =>
+	result.stdout.split("\n").filter((line) => / error TS\d+:/.test(line));
+
+describe("the types of each pi line", () => {
+	it("should declare convert-to-llm/earendil* against @earendil-works only, augmentation included", () => {
+		const dir = join(DIST, "earendil");
+		const files = readdirSync(dir).filter((file) => /\.d\.c?ts$/.test(file));
+		expect(files).toEqual(
+			expect.arrayContaining(["index.d.ts", "index.d.cts", "preset.d.ts", "hooks.d.cts", "session.d.ts"]),
+		);
+		const texts = files.map((file) => readFileSync(join(dir, file), "utf8"));
+		expect(texts.filter((text) => /["']@mariozechner\//.test(text))).toEqual([]);
+		expect(texts.some((text) => text.includes('declare module "@earendil-works/pi-agent-core"'))).toBe(true);
+	});
+
+	it("should load the same runtime from convert-to-llm and convert-to-llm/earendil, ESM and CJS", async () => {
+		const script = [
+			'import * as a from "convert-to-llm"; import * as b from "convert-to-llm/earendil";',
+			'import * as p from "convert-to-llm/earendil/preset"; import * as q from "convert-to-llm/preset";',
+			'import { createRequire } from "node:module"; const require = createRequire(process.cwd() + "/");',
+			'const c = require("convert-to-llm/earendil"), d = require("convert-to-llm");',
+			"console.log(JSON.stringify([a.createRegistry === b.createRegistry, p.convertToLlm === q.convertToLlm,",
+			"c.createRegistry === d.createRegistry, Object.keys(b).length === Object.keys(a).length]));",
+		].join(" ");
+		const result = await run(process.execPath, ["--input-type=module", "-e", script]);
+		expect(result.code, output(result)).toBe(0);
+		expect(JSON.parse(result.stdout)).toEqual([true, true, true, true]);
+	});
+
+	it.each(["mariozechner", "earendil"] as const)(
+		"should type-check the %s consumer with 0 errors, its misuse cases failing (@ts-expect-error)",
+		async (universe) => {
+			const result = await universes[universe].lenient;
+			expect(diagnostics(result)).toEqual([]);
+			expect(result.code, output(result)).toBe(0);
+			const declarations = universe === "earendil" ? join(DIST, "earendil") : DIST;
+			const listed = result.stdout.split("\n").map((line) => line.trim());
+			expect(listed).toEqual(
+				expect.arrayContaining([join(declarations, "index.d.ts"), join(declarations, "index.d.cts")]),
+			);
+		},
+	);
+
+	it.each(["mariozechner", "earendil"] as const)(
+		"should add no error under skipLibCheck: false beside pi-coding-agent's types (%s): none in our declarations or the consumer, no TS2717",
+		async (universe) => {
+			const result = await universes[universe].strict;
+			const listed = result.stdout.split("\n").map((line) => line.trim());
+			// The strict run did read our declarations and pi-coding-agent's augmentation.
+			expect(listed.some((file) => file.startsWith(DIST))).toBe(true);
+			expect(
+				listed.some((file) =>
+					file.includes(
+						`@${universe === "earendil" ? "earendil-works" : "mariozechner"}/pi-coding-agent/dist/core/messages.d.ts`,
+					),
+				),
+			).toBe(true);
+			// pi's own dependencies have errors of their own under skipLibCheck: false (JSON imports
+			// without attributes, SDK typings); what convert-to-llm must not add is any error of its own.
+			const ours = diagnostics(result).filter(
+				(line) =>
+					line.startsWith("test/") ||
+					line.includes("convert-to-llm") ||
+					line.startsWith(DIST) ||
+					/ TS2717:/.test(line),
+			);
+			expect(ours).toEqual([]);
+		},
+	);
+});
+
 describe("the packed tarball", () => {
 	it("should pass publint --strict", async () => {
 		const result = await publint;
@@ -233,7 +318,9 @@ describe("the packed tarball", () => {
 		const { analysis } = JSON.parse(result.stdout) as {
 			analysis: { entrypoints: Record<string, unknown>; problems: { kind: string; resolutionKind?: string }[] };
 		};
-		expect(Object.keys(analysis.entrypoints)).toEqual(expect.arrayContaining([".", "./preset", "./hooks"]));
+		expect(Object.keys(analysis.entrypoints)).toEqual(
+			expect.arrayContaining([".", "./preset", "./hooks", "./earendil", "./earendil/preset", "./earendil/hooks"]),
+		);
 		// The node16 profile ignores node10 (which predates `exports`); nothing else may be reported.
 		expect(analysis.problems.filter((problem) => problem.resolutionKind !== "node10")).toEqual([]);
 	});
