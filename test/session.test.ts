@@ -16,26 +16,7 @@ import {
 	readSession,
 	readSessionFile,
 } from "../src/session/index.js";
-
-const HEADER = { type: "session", version: 3, id: "s-1", timestamp: "2025-01-31T12:00:00.000Z", cwd: "/p" };
-const T = "2025-01-31T12:00:00.000Z";
-const MS = Date.parse(T);
-
-type Line = Record<string, unknown>;
-const jsonl = (...lines: (Line | string)[]): string =>
-	`${lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n")}\n`;
-const user = (id: string, parentId: string | null, content: string): Line => ({
-	type: "message",
-	id,
-	parentId,
-	timestamp: T,
-	message: { role: "user", content, timestamp: 1 },
-});
-const texts = (text: string, options = {}): string[] =>
-	readSession(text, options).messages.map((m) => {
-		const message = m as { role: string; content?: unknown; summary?: string };
-		return `${message.role}:${typeof message.content === "string" ? message.content : (message.summary ?? "")}`;
-	});
+import { HEADER, jsonl, MS, T, texts, user } from "./support/session-lines.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ctl-session-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -193,10 +174,41 @@ describe("buildSessionContext", () => {
 		["session_info", { name: "n" }],
 		["model_change", { provider: "p", modelId: "m" }],
 		["thinking_level_change", { thinkingLevel: "low" }],
-		["an unknown type", { type: "future_entry" }],
-	])("should take nothing from a %s entry", (type, fields) => {
+		["usage", { kind: "cache_warm", provider: "p", model: "m", usage: {} }],
+		["context_edit", { targetId: "nowhere", replacement: null }],
+	])("should take nothing from a %s entry, and report nothing", (type, fields) => {
 		const text = jsonl(HEADER, user("a", null, "one"), { type, id: "z", parentId: "a", timestamp: T, ...fields });
 		expect(texts(text)).toEqual(["user:one"]);
+		expect(readSession(text).problems).toEqual([]);
+	});
+
+	it.each([
+		["an unknown type", { type: "future_entry" }, 'entry "z" (line 3) has type "future_entry", which this reader'],
+		["no type", { type: undefined }, 'entry "z" (line 3) has no type;'],
+		["a non-string type", { type: 7 }, 'entry "z" (line 3) has type 7, which'],
+		["a huge type", { type: "x".repeat(100_000) }, `has type "${"x".repeat(58)}…, which`],
+	])("should take nothing from an entry with %s, and report it (never ignored silently)", (_name, fields, start) => {
+		const text = jsonl(HEADER, user("a", null, "one"), { id: "z", parentId: "a", timestamp: T, ...fields });
+		const context = readSession(text);
+		expect(texts(text)).toEqual(["user:one"]);
+		expect(context.problems).toHaveLength(1);
+		expect(context.problems[0]?.message).toContain(start);
+		expect(context.problems[0]?.message).toMatch(
+			/Update convert-to-llm, or remove the entry if pi did not write it\.$/,
+		);
+		expect(context.problems[0]).toMatchObject({ entryId: "z", line: 3 });
+		expect(() => readSession(text, { strict: true })).toThrow(InvalidSessionError);
+	});
+
+	it("should not report an unknown entry type off the path", () => {
+		const text = jsonl(
+			HEADER,
+			user("a", null, "one"),
+			{ type: "future", id: "z", parentId: "a", timestamp: T },
+			user("b", "a", "two"),
+		);
+		expect(readSession(text).problems).toEqual([]);
+		expect(readSession(text, { leafId: "z" }).problems).toHaveLength(1);
 	});
 
 	it("should stop at a loop in the parent links and report it (pi would hang)", () => {
@@ -204,7 +216,7 @@ describe("buildSessionContext", () => {
 		const context = readSession(text);
 		expect(texts(text)).toEqual(["user:one", "user:two"]);
 		expect(context.problems.map((p) => p.message)).toEqual([
-			'entry "a" (line 2) has parent "b", which is already on the path (a loop); the context starts at this entry (pi would hang on this file). Fix its parentId in the file, or pick another leaf with --leaf / leafId.',
+			'entry "a" (line 2) has parent "b", which is already on the path (a loop); the context starts at this entry (pi would hang on this file). Fix its parentId in the file, or pick another leaf with leafId.',
 		]);
 	});
 
@@ -212,7 +224,7 @@ describe("buildSessionContext", () => {
 		const context = readSession(jsonl(HEADER, user("a", "gone", "one"), user("b", "a", "two")));
 		expect(context.messages).toHaveLength(2);
 		expect(context.problems[0]?.message).toBe(
-			'entry "a" (line 2) has parent "gone", which is not in the file; the context starts at this entry. Fix its parentId in the file, or pick another leaf with --leaf / leafId.',
+			'entry "a" (line 2) has parent "gone", which is not in the file; the context starts at this entry. Fix its parentId in the file, or pick another leaf with leafId.',
 		);
 		expect(context.problems[0]?.entryId).toBe("a");
 	});
@@ -234,11 +246,29 @@ describe("buildSessionContext", () => {
 		expect(() => readSession(text, { strict: true })).toThrow(InvalidSessionError);
 	});
 
+	it.each([
+		["custom_message", { customType: "ext", content: "c", display: true }, "custom"],
+		["compaction", { summary: "S", firstKeptEntryId: "x", tokensBefore: 1 }, "compactionSummary"],
+		["branch_summary", { fromId: "x", summary: "S" }, "branchSummary"],
+	])(
+		"should report a %s timestamp without a primitive value as invalid, not throw a TypeError (issue 9 item 14)",
+		(type, fields, role) => {
+			const text = `${JSON.stringify(HEADER)}\n{"type":"${type}","id":"z","parentId":null,"timestamp":{"valueOf":0,"toString":0},${JSON.stringify(fields).slice(1)}\n`;
+			const context = readSession(text);
+			expect(context.messages).toHaveLength(1);
+			expect(context.messages[0]).toMatchObject({ role, timestamp: Number.NaN });
+			expect(context.problems.map((p) => p.message)).toEqual([
+				'entry "z" (line 2) has a timestamp that is not a date (pi fails on it); its message gets timestamp NaN (null in JSON). Fix the entry\'s "timestamp" (ISO 8601).',
+			]);
+			expect(() => readSession(text, { strict: true })).toThrow(InvalidSessionError);
+		},
+	);
+
 	it("should skip a message entry without a message, and report it", () => {
 		const context = readSession(jsonl(HEADER, { type: "message", id: "a", parentId: null, timestamp: T }));
 		expect(context.messages).toEqual([]);
 		expect(context.problems[0]?.message).toBe(
-			'entry "a" (line 2) is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with --leaf / leafId.',
+			'entry "a" (line 2) is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with leafId.',
 		);
 	});
 

@@ -1,7 +1,16 @@
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { InvalidMessageError, InvalidSessionError } from "../errors.js";
-import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
-import type { CompactionEntry, ParsedSession, SessionContext, SessionContextOptions, SessionEntry } from "./types.js";
+import { InvalidSessionError } from "../errors.js";
+import type { SessionContext, SessionContextOptions } from "./context-types.js";
+import { walkToRoot } from "./path.js";
+import {
+	applyEdit,
+	capped,
+	entryMessages,
+	isSystemEntry,
+	KNOWN_ENTRY_TYPES,
+	type Reporter,
+	rolesOf,
+} from "./project.js";
+import type { CompactionEntry, ContextEditEntry, ParsedSession, SessionEntry } from "./types.js";
 
 /**
  * Options of {@link buildSessionContext}.
@@ -17,13 +26,16 @@ export interface BuildContextOptions extends SessionContextOptions {
 }
 
 /**
- * The history pi would send from `session`, walking from the leaf to the root (pi 0.73.1's
- * `buildSessionContext`).
+ * The history pi would send from `session`, walking from the leaf to the root (pi 1.6.0's
+ * `buildSessionContext`, which gives 0.73.1's on every file 0.73.1 writes).
  *
  * Contract: the path is the chain of `parentId` links from the leaf; the latest `compaction` on it
- * puts its summary first, then the entries from its `firstKeptEntryId` up to it, then everything
- * after it. A broken link (a parent missing from the file, or a loop, which would hang pi) ends the
- * path and is listed in `problems`; so is an entry pi would fail on or turn into a `NaN` timestamp.
+ * puts its checkpoint (`systemMessage`) and summary first, then the entries from its
+ * `firstKeptEntryId` up to it (without `system` messages and older compactions), then everything
+ * after it; the latest `context_edit` per target among those entries hides or replaces the target's
+ * messages (listed in `contextEdits`). A broken link (a parent missing from the file, or a loop,
+ * which would hang pi) ends the path and is listed in `problems`; so is an entry pi would fail on or
+ * turn into a `NaN` timestamp, and an entry type this reader does not know.
  *
  * @throws {InvalidSessionError} when `leafId` names no entry (pi would silently use the last one),
  * and in strict mode on the first problem.
@@ -34,14 +46,15 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 	const { strict = false, file } = options;
 	const { entries, lines } = session;
 	const problems: InvalidSessionError[] = [];
-	const report = (message: string, at: number): void => {
-		const entry = entries[at] as SessionEntry;
-		const problem = new InvalidSessionError(message, { file, line: lines[at], entryId: entry.id });
-		if (strict) throw problem;
-		problems.push(problem);
+	const reporter: Reporter = {
+		report(message, at) {
+			const entry = entries[at] as SessionEntry;
+			const problem = new InvalidSessionError(message, { file, line: lines[at], entryId: entry.id });
+			if (strict) throw problem;
+			problems.push(problem);
+		},
+		where: (at) => `entry ${JSON.stringify((entries[at] as SessionEntry).id)} (line ${lines[at]})`,
 	};
-	const where = (at: number): string =>
-		`entry ${JSON.stringify((entries[at] as SessionEntry).id)} (line ${lines[at]})`;
 
 	// Read each entry's links once: entries have many shapes, so every property read is a slow one.
 	const byId = new Map<string, number>();
@@ -67,6 +80,7 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 	const result: SessionContext = {
 		messages: [],
 		entryIds: [],
+		contextEdits: [],
 		thinkingLevel: "off",
 		model: null,
 		leafId: leaf === -1 ? null : (entries[leaf] as SessionEntry).id,
@@ -75,7 +89,7 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 	};
 	if (leaf === -1) return result;
 
-	const path = walkToRoot(parents, byId, leaf, (message, at) => report(message, at), where);
+	const path = walkToRoot(parents, byId, leaf, reporter);
 	result.pathLength = path.length;
 
 	let compaction = -1;
@@ -86,134 +100,82 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 		else if (entry.type === "message" && entry.message?.role === "assistant") {
 			result.model = { provider: entry.message.provider, modelId: entry.message.model };
 		} else if (entry.type === "compaction") compaction = p;
+		else if (!KNOWN_ENTRY_TYPES.has(entry.type)) reportUnknown(entry, path[p] as number, reporter);
 	}
+	project(session, contextEntries(entries, path, compaction), result, reporter);
+	return result;
+}
 
-	const append = (at: number): void => {
-		const entry = entries[at] as SessionEntry;
-		const message = toMessage(entry, at, report, where);
-		if (message === undefined) return;
-		result.messages.push(message);
-		result.entryIds.push(entry.id);
-	};
-
-	if (compaction === -1) {
-		for (let p = 0; p < path.length; p++) append(path[p] as number);
-		return result;
-	}
-	const at = path[compaction] as number;
-	const entry = entries[at] as CompactionEntry;
-	result.messages.push(
-		withValidDate(
-			() => createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp),
-			() => ({
-				role: "compactionSummary",
-				summary: entry.summary,
-				tokensBefore: entry.tokensBefore,
-				timestamp: NaN,
-			}),
-			() => report(invalidDate(where(at)), at),
-		),
-	);
-	result.entryIds.push(entry.id);
+/**
+ * pi 1.6.0's `buildContextEntries`: the path, or with a compaction on it, the latest compaction, the
+ * kept entries before it that are not `system` messages, and every entry after it.
+ */
+function contextEntries(entries: readonly SessionEntry[], path: readonly number[], compaction: number): number[] {
+	if (compaction === -1) return path as number[];
+	const latest = entries[path[compaction] as number] as CompactionEntry;
 	// pi looks the compaction up again by id: with duplicate ids that is the first one on the path.
 	let end = 0;
 	while (end < path.length) {
 		const candidate = entries[path[end] as number] as SessionEntry;
-		if (candidate.type === "compaction" && candidate.id === entry.id) break;
+		if (candidate.type === "compaction" && candidate.id === latest.id) break;
 		end++;
 	}
+	const chosen = [path[compaction] as number];
 	let kept = false;
 	for (let p = 0; p < end; p++) {
-		if ((entries[path[p] as number] as SessionEntry).id === entry.firstKeptEntryId) kept = true;
-		if (kept) append(path[p] as number);
+		const entry = entries[path[p] as number] as SessionEntry;
+		if (entry.id === latest.firstKeptEntryId) kept = true;
+		if (kept && !isSystemEntry(entry)) chosen.push(path[p] as number);
 	}
-	for (let p = end + 1; p < path.length; p++) append(path[p] as number);
-	return result;
+	for (let p = end + 1; p < path.length; p++) chosen.push(path[p] as number);
+	return chosen;
 }
 
-/** Indices of the entries from the root to `leaf`. Stops at a missing parent or a loop (pi would hang on one). */
-function walkToRoot(
-	parents: readonly (string | null)[],
-	byId: ReadonlyMap<string, number>,
-	leaf: number,
-	report: (message: string, at: number) => void,
-	where: (at: number) => string,
-): number[] {
-	const path: number[] = [];
-	const onPath = new Uint8Array(parents.length);
-	let current = leaf;
-	for (;;) {
-		onPath[current] = 1;
-		path.push(current);
-		const parentId = parents[current];
-		if (!parentId) break;
-		const parent = byId.get(parentId);
-		if (parent === undefined) {
-			report(
-				`${where(current)} has parent ${JSON.stringify(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
-				current,
-			);
-			break;
+/**
+ * pi 1.6.0's `buildSessionProjection`: each context entry's messages, with the latest `context_edit`
+ * for it applied; an older compaction among them contributes nothing (0.87.0 on: the 0.80.10–0.86.1
+ * duplicate summary was a bug pi fixed).
+ */
+function project(session: ParsedSession, chosen: readonly number[], result: SessionContext, reporter: Reporter): void {
+	const entries = session.entries;
+	const edits = new Map<unknown, number>();
+	for (const at of chosen) {
+		const entry = entries[at] as SessionEntry;
+		if (entry.type === "context_edit") edits.set(entry.targetId, at);
+	}
+	for (let k = 0; k < chosen.length; k++) {
+		const at = chosen[k] as number;
+		const entry = entries[at] as SessionEntry;
+		if (entry.type === "compaction" && k > 0) continue;
+		let messages = entryMessages(entry, at, reporter);
+		const editAt = edits.size === 0 ? undefined : edits.get(entry.id);
+		if (editAt !== undefined) {
+			const edit = entries[editAt] as ContextEditEntry;
+			const edited = applyEdit(messages, edit, editAt, at, reporter);
+			if (edited.effect !== "none") {
+				const index = result.messages.length + (edited.effect === "replaced" ? edited.first : 0);
+				result.contextEdits.push({
+					editId: edit.id,
+					targetId: entry.id,
+					effect: edited.effect,
+					index,
+					roles: rolesOf(messages),
+				});
+				messages = edited.effect === "hidden" ? [] : edited.messages;
+			}
 		}
-		if (onPath[parent] === 1) {
-			report(
-				`${where(current)} has parent ${JSON.stringify(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
-				current,
-			);
-			break;
+		for (const message of messages) {
+			result.messages.push(message);
+			result.entryIds.push(entry.id);
 		}
-		current = parent;
 	}
-	return path.reverse();
 }
 
-/** The message an entry contributes, as pi's `appendMessage` in `buildSessionContext`. */
-function toMessage(
-	entry: SessionEntry,
-	at: number,
-	report: (message: string, at: number) => void,
-	where: (at: number) => string,
-): AgentMessage | undefined {
-	if (entry.type === "message") {
-		if (entry.message !== undefined && entry.message !== null) return entry.message;
-		report(
-			`${where(at)} is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with --leaf / leafId.`,
-			at,
-		);
-		return undefined;
-	}
-	if (entry.type === "custom_message") {
-		const { customType, content, display, details, timestamp } = entry;
-		return withValidDate(
-			() => createCustomMessage(customType, content, display, details, timestamp),
-			() => ({ role: "custom", customType, content, display, details, timestamp: NaN }),
-			() => report(invalidDate(where(at)), at),
-		);
-	}
-	if (entry.type === "branch_summary" && entry.summary) {
-		const { summary, fromId, timestamp } = entry;
-		return withValidDate(
-			() => createBranchSummaryMessage(summary, fromId, timestamp),
-			() => ({ role: "branchSummary", summary, fromId, timestamp: NaN }),
-			() => report(invalidDate(where(at)), at),
-		);
-	}
-	return undefined;
-}
-
-/** What to do about a broken parent link. */
-const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with --leaf / leafId.";
-
-const invalidDate = (where: string): string =>
-	`${where} has an invalid timestamp; its message gets timestamp NaN (null in JSON), as pi gives it. Fix the entry's "timestamp" (ISO 8601).`;
-
-/** pi turns an invalid date into `NaN`; our factories refuse it. Keep pi's value, and say so. */
-function withValidDate<M>(make: () => M, fallback: () => M, onInvalid: () => void): M {
-	try {
-		return make();
-	} catch (error) {
-		if (!(error instanceof InvalidMessageError)) throw error;
-		onInvalid();
-		return fallback();
-	}
+function reportUnknown(entry: SessionEntry, at: number, reporter: Reporter): void {
+	const type = (entry as { type?: unknown }).type;
+	const what = type === undefined ? "has no type" : `has type ${capped(type)}, which this reader does not know`;
+	reporter.report(
+		`${reporter.where(at)} ${what}; it was read as sending nothing, which may not be what the pi that wrote it sends. Update convert-to-llm, or remove the entry if pi did not write it.`,
+		at,
+	);
 }

@@ -1,10 +1,13 @@
 export { InvalidSessionError, type SessionErrorDetails } from "../errors.js";
 export { type BuildContextOptions, buildSessionContext } from "./context.js";
+export type { ContextEditEffect, SessionContext, SessionContextOptions } from "./context-types.js";
 export { type ParseOptions, parseSession } from "./parse.js";
 export { type ReadSessionOptions, type ReadSessionResult, readSession, readSessionFile } from "./read.js";
 export {
 	type BranchSummaryEntry,
 	type CompactionEntry,
+	type ContextEditableContent,
+	type ContextEditEntry,
 	CURRENT_SESSION_VERSION,
 	type CustomEntry,
 	type CustomMessageEntry,
@@ -12,12 +15,12 @@ export {
 	type ModelChangeEntry,
 	type ParsedSession,
 	type ParseSessionOptions,
-	type SessionContext,
-	type SessionContextOptions,
 	type SessionEntry,
 	type SessionEntryBase,
 	type SessionHeader,
 	type SessionInfoEntry,
 	type SessionMessageEntry,
+	type SessionSystemMessage,
 	type ThinkingLevelChangeEntry,
+	type UsageEntry,
 } from "./types.js";

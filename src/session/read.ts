@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { buildSessionContext } from "./context.js";
+import type { SessionContext, SessionContextOptions } from "./context-types.js";
 import { parseSession } from "./parse.js";
-import type { ParsedSession, ParseSessionOptions, SessionContext, SessionContextOptions } from "./types.js";
+import type { ParsedSession, ParseSessionOptions } from "./types.js";
 
 /**
  * Options of {@link readSession} and {@link readSessionFile}.
@@ -36,7 +37,7 @@ export interface ReadSessionResult extends SessionContext {
  * Parses the text of a pi session file (any version) and builds the context pi would send.
  *
  * Contract: {@link parseSession} then {@link buildSessionContext}, with the same options: the
- * messages deep-equal pi 0.73.1's for the same file and leaf. Lenient by default (problems are
+ * messages deep-equal pi's (0.73.1 and 1.6.0) for the same file and leaf. Lenient by default (problems are
  * listed, not thrown); the text is only read.
  *
  * @throws {InvalidSessionError} see {@link parseSession} and {@link buildSessionContext}.

@@ -1,12 +1,21 @@
 /**
- * The shapes of a pi session file (format version 3), as pi-coding-agent 0.73.1 writes them.
+ * The shapes of a pi session file (format version 3), as pi-coding-agent 0.73.1 and 1.x write them.
  *
- * Mirrors `SessionHeader`, `SessionEntry` and `SessionContext` of pi's `session-manager.ts` field for
- * field; declared here because pi-coding-agent is not a dependency of this package.
+ * Mirrors `SessionHeader` and `SessionEntry` of pi's `session-manager.ts` field for field (1.6.0 adds
+ * `usage` and `context_edit` entries and the compaction's `systemMessage`); declared here because
+ * pi-coding-agent is not a dependency of this package.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type {
+	AssistantMessage,
+	ImageContent,
+	TextContent,
+	ToolResultMessage,
+	Usage,
+	UserMessage,
+} from "@mariozechner/pi-ai";
 import type { InvalidSessionError } from "../errors.js";
+import type { CustomMessage } from "../messages.js";
 
 /**
  * The session format version pi 0.73.1 writes. Versions 1 and 2 are migrated in memory on read.
@@ -61,8 +70,10 @@ export interface SessionEntryBase {
  * A message of the conversation, sent as is.
  *
  * Contract: contributes `message`, the object as parsed (for a version 1 or 2 file, a copy whose role
- * `hookMessage` is renamed `custom`). An entry without a message is skipped and reported; pi fails
- * on it.
+ * `hookMessage` is renamed `custom`), except that, as pi 1.x does, a `user`, `assistant` or
+ * `toolResult` message whose `content` is `null` or missing becomes a copy with `content: []`, and a
+ * `system` message (pi 1.x's prompt and tool loadout) a copy with `content: ""`. An entry without a
+ * message is skipped and reported; pi fails on it.
  *
  * @example
  * const roles = session.entries.flatMap((entry) => (entry.type === "message" ? [entry.message.role] : []));
@@ -100,12 +111,15 @@ export interface ModelChangeEntry extends SessionEntryBase {
 }
 
 /**
- * Compacted history: its summary comes first, then the entries from `firstKeptEntryId` on.
+ * Compacted history: its checkpoint and summary come first, then the entries from `firstKeptEntryId` on.
  *
- * Contract: only the latest compaction on the path counts. It becomes a `compactionSummary` message
- * (its id in `entryIds`), followed by the entries on the path from `firstKeptEntryId` up to it, then
- * every entry after it; what came before `firstKeptEntryId` is not sent. In a version 1 file,
- * `firstKeptEntryIndex` is turned into `firstKeptEntryId` on read.
+ * Contract: only the latest compaction on the path counts. It becomes its `systemMessage` (when set,
+ * pi 1.x: the prompt and tools at that point, the same object) and a `compactionSummary` message
+ * (both with its id in `entryIds`), followed by the entries on the path from `firstKeptEntryId` up
+ * to it, then every entry after it; what came before `firstKeptEntryId` is not sent. Among the kept
+ * entries, `system` messages and older compactions contribute nothing (the checkpoint replaces
+ * them). A `firstKeptEntryId` equal to the compaction's own id keeps nothing before it. In a version
+ * 1 file, `firstKeptEntryIndex` is turned into `firstKeptEntryId` on read.
  *
  * @example
  * const compactions = session.entries.filter((entry) => entry.type === "compaction");
@@ -116,7 +130,32 @@ export interface CompactionEntry<T = unknown> extends SessionEntryBase {
 	firstKeptEntryId: string;
 	tokensBefore: number;
 	details?: T;
+	/** pi 1.x: what generating the summary cost. Never sent. */
+	usage?: Usage;
 	fromHook?: boolean;
+	/** pi 1.x: the prompt sections and tool declarations in force at the compaction, replayed into one. */
+	systemMessage?: SessionSystemMessage;
+}
+
+/**
+ * pi-ai 1.x's `SystemMessage`, declared by shape (pi-ai 0.73.1 has none): the system prompt and the
+ * tool loadout, or a later change to them.
+ *
+ * Contract: a session message entry whose role is `"system"`, or a compaction's checkpoint. The reader
+ * passes it on as the same object (a copy with `content: ""` when `content` is `null` or missing); the
+ * leading one is the system prompt, later ones patch `sections` by name (`null` removes one) and
+ * add or remove tools.
+ *
+ * @example
+ * const prompt: SessionSystemMessage = { role: "system", content: "You are pi.", toolsAdded: [{ name: "read", description: "Read a file", parameters: {} }], timestamp: 0 };
+ */
+export interface SessionSystemMessage {
+	role: "system";
+	content: string | TextContent[];
+	sections?: Record<string, string | null>;
+	toolsAdded?: { name: string; description: string; parameters: object }[];
+	toolsRemoved?: { name: string }[];
+	timestamp: number;
 }
 
 /**
@@ -134,6 +173,8 @@ export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
 	fromId: string;
 	summary: string;
 	details?: T;
+	/** pi 1.x: what generating the summary cost. Never sent. */
+	usage?: Usage;
 	fromHook?: boolean;
 }
 
@@ -155,8 +196,8 @@ export interface CustomEntry<T = unknown> extends SessionEntryBase {
  * An extension message that takes part in the context, as a `custom` message.
  *
  * Contract: becomes `{ role: "custom", customType, content, display, details, timestamp }` with the
- * entry's timestamp in milliseconds (`NaN`, reported, when it is invalid); converting it is then up
- * to the registry's `custom` converters.
+ * entry's timestamp in milliseconds (`NaN`, reported, when it is invalid) and `content ?? []` (pi
+ * 1.x); converting it is then up to the registry's `custom` converters.
  *
  * @example
  * const custom = readSession(text).messages.filter((m) => m.role === "custom");
@@ -198,11 +239,61 @@ export interface SessionInfoEntry extends SessionEntryBase {
 }
 
 /**
+ * pi 1.x: what a model call that is not an assistant message cost (cache warming, say). Contributes
+ * no message.
+ *
+ * Contract: never sent to the model, whatever its `kind`.
+ *
+ * @example
+ * const warmed = session.entries.filter((entry) => entry.type === "usage" && entry.kind === "cache_warm");
+ */
+export interface UsageEntry extends SessionEntryBase {
+	type: "usage";
+	/** What the call was for, such as `"cache_warm"`; any string. */
+	kind: string;
+	provider: string;
+	model: string;
+	usage: Usage;
+	note?: string;
+}
+
+/** The content a `context_edit` may put in place of its target's (pi 1.x `ContextEditableContent`). */
+export type ContextEditableContent =
+	| UserMessage["content"]
+	| AssistantMessage["content"]
+	| ToolResultMessage["content"]
+	| CustomMessage["content"];
+
+/**
+ * pi 1.x (0.87 on): an append-only edit of what an earlier entry sends to the model. Contributes no
+ * message of its own.
+ *
+ * Contract: among the entries that make up the context, the latest edit for a `targetId` wins. With
+ * `replacement: null` the target contributes nothing; otherwise a `user`, `assistant`, `toolResult`
+ * or `custom` message of the target becomes a copy (role and metadata kept, key order kept) whose
+ * `content` is the replacement's, a string becoming one text block for `assistant` and `toolResult`.
+ * What each edit did is listed in `SessionContext.contextEdits`. An edit whose target is not in the
+ * context (summarized by a compaction, on another branch) does nothing; a replacement that is neither
+ * `null` nor `{ content: string | array }` is reported and its target left out (pi fails on it).
+ *
+ * @example
+ * const redactions = session.entries.filter((entry) => entry.type === "context_edit" && entry.replacement === null);
+ */
+export interface ContextEditEntry extends SessionEntryBase {
+	type: "context_edit";
+	/** The entry whose contribution changes. */
+	targetId: string;
+	/** `null` leaves the target out of the context; a value replaces only its content. */
+	replacement: { content: ContextEditableContent } | null;
+}
+
+/**
  * Any entry of the tree (every line after the header).
  *
- * Contract: discriminated by `type`. The entries pi 0.73.1 writes are listed; an entry of another
- * type (a newer pi's) is kept in `ParsedSession.entries`, takes its place on the path and contributes
- * no message.
+ * Contract: discriminated by `type`. The entries pi 0.73.1 and 1.6 write are listed; an entry of
+ * another type (a newer pi's) is kept in `ParsedSession.entries`, takes its place on the path,
+ * contributes no message and, when on the path, is reported in `SessionContext.problems` (it may be
+ * one that changes the context).
  *
  * @example
  * for (const entry of parseSession(text).entries) {
@@ -213,10 +304,12 @@ export type SessionEntry =
 	| SessionMessageEntry
 	| ThinkingLevelChangeEntry
 	| ModelChangeEntry
+	| UsageEntry
 	| CompactionEntry
 	| BranchSummaryEntry
 	| CustomEntry
 	| CustomMessageEntry
+	| ContextEditEntry
 	| LabelEntry
 	| SessionInfoEntry;
 
@@ -258,53 +351,4 @@ export interface ParsedSession {
 export interface ParseSessionOptions {
 	/** Throw the first problem instead of skipping the line and listing it. Default `false`. */
 	strict?: boolean;
-}
-
-/**
- * Options of `buildSessionContext` and `readSession`.
- *
- * Contract: a `leafId` that names no entry throws an `InvalidSessionError` whatever `strict` says
- * (pi would silently use the last entry). Problems on the path (a broken link, a message entry
- * without a message, an invalid timestamp) are listed, or thrown with `strict: true`.
- *
- * @example
- * const earlier = readSession(text, { leafId: "a1b2c3d4" });
- * const nothing = readSession(text, { leafId: null }); // no messages
- */
-export interface SessionContextOptions {
-	/**
-	 * The entry to build the context from: an entry id for an earlier point of the tree, `null` for
-	 * "before the first entry" (no messages). Default: the last entry of the file, as pi resumes.
-	 */
-	leafId?: string | null;
-	/** Throw the first problem instead of listing it. Default `false`. */
-	strict?: boolean;
-}
-
-/**
- * What pi would send from a session: the history and the settings in force at the leaf.
- *
- * Contract: `messages` deep-equals pi 0.73.1's `buildSessionContext(...).messages` for the same file
- * and leaf (`message` entries give their message object as parsed; `custom_message`, non-empty
- * `branch_summary` and the latest `compaction` on the path become `custom`, `branchSummary` and
- * `compactionSummary` messages). `entryIds[i]` is the id of the entry `messages[i]` came from.
- *
- * @example
- * const { messages } = readSession(text);
- * const model = convertToLlm(messages);
- */
-export interface SessionContext {
-	messages: AgentMessage[];
-	/** The id of the entry each message came from (the compaction's id for its summary). */
-	entryIds: string[];
-	/** The thinking level in force at the leaf (`"off"` unless changed on the path). */
-	thinkingLevel: string;
-	/** The model in force at the leaf: the last `model_change` or assistant message on the path. */
-	model: { provider: string; modelId: string } | null;
-	/** The entry the context was built from (`null` when there is none). */
-	leafId: string | null;
-	/** How many entries lie on the path from the root to the leaf. */
-	pathLength: number;
-	/** Problems met on the path (a broken parent link, an entry pi could not convert, an invalid date). */
-	problems: InvalidSessionError[];
 }

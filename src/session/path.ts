@@ -1,0 +1,43 @@
+/** The path of a context: the chain of parent links from the leaf to a root, stopped where it breaks. */
+import type { Reporter } from "./project.js";
+
+/** What to do about a broken parent link. */
+const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafId.";
+
+/**
+ * Indices of the entries from the root to `leaf`. Stops at a missing parent or a loop (pi would hang
+ * on one), and reports it.
+ */
+export function walkToRoot(
+	parents: readonly (string | null)[],
+	byId: ReadonlyMap<string, number>,
+	leaf: number,
+	reporter: Reporter,
+): number[] {
+	const path: number[] = [];
+	const onPath = new Uint8Array(parents.length);
+	let current = leaf;
+	for (;;) {
+		onPath[current] = 1;
+		path.push(current);
+		const parentId = parents[current];
+		if (!parentId) break;
+		const parent = byId.get(parentId);
+		if (parent === undefined) {
+			reporter.report(
+				`${reporter.where(current)} has parent ${JSON.stringify(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
+				current,
+			);
+			break;
+		}
+		if (onPath[parent] === 1) {
+			reporter.report(
+				`${reporter.where(current)} has parent ${JSON.stringify(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
+				current,
+			);
+			break;
+		}
+		current = parent;
+	}
+	return path.reverse();
+}
