@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Runs every examples/*.ts with tsx against the built package (each example checks its own outcome
+// Runs every examples/*.ts with tsx against the built package (pi 1.x examples on a Node >= 22.19:
+// scripts/example-command.mjs) (each example checks its own outcome
 // and exits non-zero when it is wrong), then prints "N passed, N failed"; exits 1 if any failed.
 // Usage: npm run examples (builds first), or node scripts/run-examples.mjs after npm run build.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { exampleCommand } from "./example-command.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const tsx = join(root, "node_modules", ".bin", "tsx");
 const examples = readdirSync(join(root, "examples"))
 	.filter((file) => file.endsWith(".ts"))
 	.sort();
@@ -17,7 +18,8 @@ let passed = 0;
 let failed = 0;
 for (const file of examples) {
 	const started = performance.now();
-	const result = spawnSync(tsx, [join("examples", file)], { cwd: root, encoding: "utf8" });
+	const [command, args] = exampleCommand(root, file);
+	const result = spawnSync(command, args, { cwd: root, encoding: "utf8" });
 	const ms = Math.round(performance.now() - started);
 	const ok = result.status === 0;
 	if (ok) passed++;

@@ -8,10 +8,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { exampleCommand } from "../scripts/example-command.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLES = join(ROOT, "examples");
-const TSX = join(ROOT, "node_modules/.bin/tsx");
 
 interface RunResult {
 	code: number | null;
@@ -38,7 +38,7 @@ function run(command: string, args: readonly string[]): Promise<RunResult> {
 /** Lines each example's output must contain (an example not listed here must still run and exit 0). */
 const expectedOutput: Record<string, string[]> = {
 	"extension-custom-role.ts": [
-		"roles known to the registry: user, assistant, toolResult, bashExecution, custom, branchSummary, compactionSummary, artifact",
+		"roles known to the registry: user, assistant, toolResult, system, bashExecution, custom, branchSummary, compactionSummary, artifact",
 		"5 history messages -> 4 model messages:",
 		'user: <artifact title="README.md" version="2" type="text/markdown">',
 		'user: (The user saved the artifact "README.md".)',
@@ -50,6 +50,11 @@ const expectedOutput: Record<string, string[]> = {
 		"And here is the dashboard: Image reading is disabled.",
 		"convert on the async registry: AsyncHookInSyncConvertError",
 		"OK: both filters hid their secrets; the agent's history is untouched.",
+	],
+	"pi1-agent.ts": [
+		"request 1: system, user, user, user, user, user",
+		'  system prompt: "You are a careful coding agent."; tools: echo',
+		"OK: the system prompt and the tools reached the provider, as with pi's own convertToLlm.",
 	],
 	"default-preset-agent.ts": [
 		"--- turn 1: the model received 5 messages",
@@ -73,7 +78,8 @@ describe("examples", () => {
 	});
 
 	it.concurrent.for(files)("should run %s with tsx, exit 0 and print its outcome", async (file, { expect }) => {
-		const result = await run(TSX, [join("examples", file)]);
+		const [command, args] = exampleCommand(ROOT, file);
+		const result = await run(command, args);
 		expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
 		expect(result.stdout.trim()).not.toBe("");
 		for (const line of expectedOutput[file] ?? []) expect(result.stdout).toContain(line);
