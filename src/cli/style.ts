@@ -58,8 +58,10 @@ export function wantsColor(isTTY: boolean | undefined, env: Readonly<Record<stri
 
 /**
  * A value from a history, made safe to print: a session can hold escape sequences that would drive
- * the terminal, so control characters are shown, not sent (tabs become two spaces). A value that is
- * not a string (a number where pi writes a string, say) is printed as `String()` gives it.
+ * the terminal, so control characters are shown, not sent. C0 and C1 controls become `␛` (ESC) or
+ * `�` (tabs become two spaces); invisible and bidi format characters, which would hide or reorder
+ * what the model reads, are shown escaped and marked: `⟨U+202E⟩`. A value that is not a string (a
+ * number where pi writes a string, say) is printed as `String()` gives it. One pass, no regex.
  */
 export function sanitize(value: unknown): string {
 	const text = typeof value === "string" ? value : toText(value);
@@ -67,22 +69,144 @@ export function sanitize(value: unknown): string {
 	let from = 0;
 	for (let i = 0; i < text.length; i++) {
 		const code = text.charCodeAt(i);
-		if (code >= 0x20 && code !== 0x7f) continue;
-		const shown = code === 0x09 ? "  " : code === 0x1b ? "␛" : "�";
+		let shown: string;
+		if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) shown = code === 0x09 ? "  " : code === 0x1b ? "␛" : "�";
+		else if (isFormat(code)) shown = `⟨U+${hex(code)}⟩`;
+		else if (isTag(text, i)) {
+			shown = `⟨U+E00${hex(text.charCodeAt(i + 1) - 0xdc00).slice(2)}⟩`;
+			result += text.slice(from, i) + shown;
+			from = i + 2;
+			i++;
+			continue;
+		} else continue;
 		result += text.slice(from, i) + shown;
 		from = i + 1;
 	}
 	return from === 0 ? text : result + text.slice(from);
 }
 
-/** A message (an error's, say) as one printable line. */
-export const oneLine = (text: string): string => sanitize(text.replace(/\s*\n\s*/g, " "));
+/**
+ * JSON text made safe for a terminal: C1 controls and the format characters {@link sanitize} marks
+ * become `\uXXXX` escapes, so the text still parses to the same value. Only for a TTY: piped JSON is
+ * left byte for byte as `JSON.stringify` wrote it. (Outside its strings JSON text is ASCII, and
+ * `JSON.stringify` already escapes C0 controls and lone surrogates.)
+ */
+export function escapeJsonForTerminal(json: string): string {
+	let result = "";
+	let from = 0;
+	for (let i = 0; i < json.length; i++) {
+		const code = json.charCodeAt(i);
+		if ((code >= 0x7f && code <= 0x9f) || isFormat(code)) {
+			result += `${json.slice(from, i)}\\u${hex(code).toLowerCase()}`;
+			from = i + 1;
+		} else if (isTag(json, i)) {
+			result += `${json.slice(from, i)}\\udb40\\u${hex(json.charCodeAt(i + 1)).toLowerCase()}`;
+			from = i + 2;
+			i++;
+		}
+	}
+	return from === 0 ? json : result + json.slice(from);
+}
+
+/**
+ * Invisible and bidi format characters: the soft hyphen, the Arabic letter mark, the Mongolian
+ * vowel separator, zero-width spaces and joiners, directional marks, line and paragraph separators,
+ * bidi embeddings, overrides and isolates, invisible operators, deprecated format controls, the
+ * byte order mark and interlinear annotations.
+ */
+function isFormat(code: number): boolean {
+	if (code < 0xad) return false;
+	return (
+		code === 0xad ||
+		code === 0x061c ||
+		code === 0x180e ||
+		(code >= 0x200b && code <= 0x200f) ||
+		(code >= 0x2028 && code <= 0x202e) ||
+		(code >= 0x2060 && code <= 0x2064) ||
+		(code >= 0x2066 && code <= 0x206f) ||
+		code === 0xfeff ||
+		(code >= 0xfff9 && code <= 0xfffb)
+	);
+}
+
+/** Unicode tag characters (U+E0000–U+E007F): invisible, and read by models as ASCII. */
+const isTag = (text: string, i: number): boolean => {
+	if (text.charCodeAt(i) !== 0xdb40) return false;
+	const low = text.charCodeAt(i + 1);
+	return low >= 0xdc00 && low <= 0xdc7f;
+};
+
+const hex = (code: number): string => code.toString(16).toUpperCase().padStart(4, "0");
+
+/** Characters of one quoted value that an error line shows; the rest is counted, not shown. */
+const QUOTED_MAX = 80;
+/** Characters of one error or warning line shown. */
+const LINE_MAX = 2000;
+
+/**
+ * A message (an error's, say) as one printable line: each run of whitespace around a line break
+ * becomes one space, a quoted value (a role, an id) longer than 80 characters is cut, the line after
+ * 2,000, and the rest is {@link sanitize}d. Linear in the text, with no regex on it.
+ */
+export function oneLine(value: unknown): string {
+	const text = typeof value === "string" ? value : toText(value);
+	const lines = text.split("\n");
+	let joined = lines.length === 1 ? text : "";
+	if (lines.length > 1) {
+		const last = lines.length - 1;
+		const parts: string[] = [];
+		for (let i = 0; i <= last; i++) {
+			const line = lines[i] as string;
+			const part = i === 0 ? line.trimEnd() : i === last ? line.trimStart() : line.trim();
+			if (part !== "" || i === 0 || i === last) parts.push(part);
+		}
+		joined = parts.join(" ");
+	}
+	const capped = capQuoted(joined);
+	if (capped.length <= LINE_MAX) return sanitize(capped);
+	return `${sanitize(clip(capped, LINE_MAX))}… (${(capped.length - LINE_MAX).toLocaleString("en-US")} more characters)`;
+}
+
+/** A history value for a header or a label: sanitized, and cut after `max` characters. */
+export function shown(value: unknown, max = QUOTED_MAX): string {
+	const text = typeof value === "string" ? value : toText(value);
+	if (text.length <= max) return sanitize(text);
+	return `${sanitize(clip(text, max))}…`;
+}
+
+/** `text` with each `"…"` value (`\"` inside it kept) cut to {@link QUOTED_MAX} characters. */
+function capQuoted(text: string): string {
+	let result = "";
+	let from = 0;
+	for (let open = text.indexOf('"'); open !== -1 && open < text.length - 1; ) {
+		let close = open + 1;
+		while (close < text.length && text.charCodeAt(close) !== 0x22) close += text.charCodeAt(close) === 0x5c ? 2 : 1;
+		const length = Math.min(close, text.length) - open - 1;
+		if (length > QUOTED_MAX) {
+			const more = (length - QUOTED_MAX).toLocaleString("en-US");
+			result += `${text.slice(from, open + 1)}${clip(text.slice(open + 1, open + 1 + QUOTED_MAX), QUOTED_MAX)}… (${more} more characters)`;
+			from = Math.min(close, text.length);
+		}
+		open = close >= text.length ? -1 : text.indexOf('"', close + 1);
+	}
+	return from === 0 ? text : result + text.slice(from);
+}
+
+/** The first `max` characters of `text`, never ending inside a surrogate pair. */
+function clip(text: string, max: number): string {
+	const last = text.charCodeAt(max - 1);
+	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
 
 function toText(value: unknown): string {
 	try {
 		return String(value);
 	} catch {
-		// An object without a prototype (or with a throwing toString) has no text of its own.
-		return Object.prototype.toString.call(value);
+		// An object without a prototype (or with a throwing toString, or a Proxy) has no text of its own.
+		try {
+			return Object.prototype.toString.call(value);
+		} catch {
+			return "[a value that cannot be shown]";
+		}
 	}
 }
