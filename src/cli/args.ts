@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { CliError } from "./cli-error.js";
+import { DEFAULT_MAX_INPUT, parseSize } from "./read-input.js";
 
 /** The parsed command line. */
 export interface CliOptions {
@@ -11,6 +12,8 @@ export interface CliOptions {
 	leaf: string | undefined;
 	explain: boolean;
 	strict: boolean;
+	/** The most bytes of input read (`--max-input`, 512 MiB by default). */
+	maxInput: number;
 	help: boolean;
 	version: boolean;
 }
@@ -39,10 +42,14 @@ Options:
                       dropped, and what it became; what each post-conversion hook changed
   --strict            treat every problem (a skipped line, an unknown role, a failing
                       converter) as an error
+  --max-input <size>  read at most this much input (default 512M; bytes, or with K, M or
+                      G); the input is a regular file or - (never a device or a FIFO)
   -h, --help          show this help
   --version           print the version
 
-Exit status: 0 converted; 1 a problem under --strict; 2 bad input or usage.
+Exit status: 0 converted; 1 a problem under --strict; 2 bad input or usage, a plugin
+that never settles, or output that cannot be written. Text from the history is shown
+with control characters replaced (␛, �) and invisible or bidi characters marked (⟨U+202E⟩).
 Colour: on a terminal only; NO_COLOR turns it off, FORCE_COLOR on.
 
 Examples:
@@ -73,6 +80,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		leaf: values.leaf,
 		explain: values.explain === true,
 		strict: values.strict === true,
+		maxInput: DEFAULT_MAX_INPUT,
 		help: values.help === true,
 		version: values.version === true,
 	};
@@ -86,6 +94,15 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		);
 	}
 	if (options.leaf === "") throw new CliError('--leaf needs an entry id (the "id" of a session line).');
+	if (values["max-input"] !== undefined) {
+		const size = parseSize(values["max-input"]);
+		if (size === undefined) {
+			throw new CliError(
+				`--max-input takes a size in bytes, or with K, M or G (64M, 1G), not ${JSON.stringify(values["max-input"])}.`,
+			);
+		}
+		options.maxInput = size;
+	}
 	return options;
 }
 
@@ -101,6 +118,7 @@ const parse = (argv: readonly string[]) =>
 			leaf: { type: "string" },
 			explain: { type: "boolean" },
 			strict: { type: "boolean" },
+			"max-input": { type: "string" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},

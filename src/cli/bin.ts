@@ -1,20 +1,44 @@
 #!/usr/bin/env node
 /**
- * The `convert-to-llm` executable: wires {@link main} to the process.
+ * The `convert-to-llm` executable: wires {@link main} to the process. Whatever happens, the process
+ * ends with one line on stderr and a non-zero status, or with the output and the status of `main`:
+ * never a stack trace, and never 0 for a run that did not finish.
  */
+import { errorText } from "../values.js";
+import { codeOf, ExitCode, writeFailed } from "./cli-error.js";
 import { main } from "./main.js";
+import { readStreamBounded } from "./read-input.js";
+import { oneLine } from "./style.js";
 
-// `convert-to-llm session.jsonl | head` closes the pipe early: that is not an error.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-	if (error.code === "EPIPE") process.exit(0);
-	throw error;
-});
+/** What to say if the process runs out of work before `main` settles; set as the run goes on. */
+let pending: string | undefined = "the run never finished. Please report it with the command you ran.";
 
-const readStdin = async (): Promise<string> => {
-	const chunks: Buffer[] = [];
-	for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-	return Buffer.concat(chunks).toString("utf8");
+const fail = (message: string, code: number): never => {
+	process.stderr.write(`convert-to-llm: ${oneLine(message)}\n`);
+	process.exit(code);
 };
+
+// `convert-to-llm session.jsonl | head` closes the pipe early: that is not an error. A full disk is.
+process.stdout.on("error", (error: unknown) => {
+	if (codeOf(error) === "EPIPE") process.exit(ExitCode.OK);
+	fail(writeFailed(error).message, ExitCode.BAD_INPUT);
+});
+// Nothing is left to say where stderr fails.
+process.stderr.on("error", () => process.exit(process.exitCode ?? ExitCode.BAD_INPUT));
+
+// A promise that never settles (a plugin's top-level await or async tap) leaves nothing to run: the
+// process would exit 0 with no output.
+process.on("beforeExit", () => {
+	if (pending !== undefined) fail(pending, ExitCode.BAD_INPUT);
+});
+// A plugin's stray promise or timer can fail outside the run.
+const stray = (what: string) => (cause: unknown) =>
+	fail(
+		`${what} outside the conversion: ${errorText(cause)}. If you gave --plugin, a plugin's stray promise or timer is the likely cause: fix it, or leave it out.`,
+		ExitCode.BAD_INPUT,
+	);
+process.on("unhandledRejection", stray("a promise rejected"));
+process.on("uncaughtException", stray("an error was thrown"));
 
 main({
 	argv: process.argv.slice(2),
@@ -22,7 +46,11 @@ main({
 	env: process.env,
 	stdout: process.stdout,
 	stderr: process.stderr,
-	readStdin,
+	readStdin: (maxBytes) => readStreamBounded(process.stdin, maxBytes),
+	pending: (message) => {
+		pending = message;
+	},
 }).then((code) => {
+	pending = undefined;
 	process.exitCode = code;
 });

@@ -1,3 +1,5 @@
+import { describeValue, errorText, isInstance, isRecord } from "../values.js";
+
 /** Exit status of the CLI. */
 export const ExitCode = Object.freeze({
 	OK: 0,
@@ -20,4 +22,44 @@ export class CliError extends Error {
 		super(message);
 		this.name = "CliError";
 	}
+}
+
+/** The `code` of a caught Node error (`ENOSPC`), or `undefined`; never throws. */
+export function codeOf(value: unknown): string | undefined {
+	try {
+		const code = isRecord(value) ? value.code : undefined;
+		return typeof code === "string" ? code : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Whether a caught value is V8's stack overflow (`Maximum call stack size exceeded`). */
+export const isStackOverflow = (value: unknown): boolean =>
+	isInstance(value, RangeError) && errorText(value) === "Maximum call stack size exceeded";
+
+/** The error for output that cannot be written (`ENOSPC` on a full disk, say); `EPIPE` is not one. */
+export function writeFailed(cause: unknown): CliError {
+	const code = codeOf(cause);
+	const what = errorText(cause);
+	const named = code === undefined || what.includes(code) ? what : `${what} (${code})`;
+	return new CliError(`cannot write the output: ${named}. Free space on the device, or write somewhere else.`);
+}
+
+/**
+ * What a caught value says, in words: an error's first line, or what was thrown when it is not an
+ * error (`it threw null`, `it threw a value that is not an Error ([object Object])`); never throws.
+ */
+export function thrownText(error: unknown): string {
+	if (!isInstance(error, Error)) {
+		if (!isRecord(error)) return `it threw ${describeValue(error)}`;
+		try {
+			return `it threw a value that is not an Error (${String(error)})`;
+		} catch {
+			return "it threw a value that is not an Error, and that cannot be read";
+		}
+	}
+	const text = errorText(error);
+	const end = text.indexOf("\n");
+	return end === -1 ? text : errorText(text.slice(0, end));
 }

@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { readSession } from "../session/read.js";
+import { isInstance } from "../values.js";
 import { CliError } from "./cli-error.js";
+import { readFileBounded, tooLarge } from "./read-input.js";
 
 /** The history to convert, and what it was read from. */
 export interface LoadedInput {
@@ -31,8 +31,11 @@ export interface InputSource {
 	/** The path as given on the command line, or `-`. */
 	spec: string;
 	cwd: string;
-	readStdin: () => Promise<string>;
+	/** Reads standard input, refusing it (a {@link CliError}) once it passes `maxBytes`. */
+	readStdin: (maxBytes: number) => Promise<string>;
 	leaf: string | undefined;
+	/** The most bytes read (`--max-input`). */
+	maxBytes: number;
 }
 
 const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMessages or JSONL of AgentMessages.";
@@ -43,7 +46,14 @@ const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMess
  */
 export async function loadInput(source: InputSource): Promise<LoadedInput> {
 	const name = source.spec === "-" ? "stdin" : source.spec;
-	const raw = source.spec === "-" ? await source.readStdin() : readText(source.spec, source.cwd);
+	const raw =
+		source.spec === "-"
+			? await source.readStdin(source.maxBytes)
+			: readFileBounded(source.spec, source.cwd, source.maxBytes);
+	// A reader that ignores the limit (a test's) is held to it here.
+	if (source.spec === "-" && raw.length > source.maxBytes / 3 && Buffer.byteLength(raw) > source.maxBytes) {
+		throw tooLarge(name, source.maxBytes);
+	}
 	const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
 	if (text.trim() === "") throw new CliError(`${quote(name)} is empty. ${WHAT_TO_PASS}`);
 
@@ -94,26 +104,6 @@ function describe(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-function readText(spec: string, cwd: string): string {
-	const path = resolve(cwd, spec);
-	try {
-		return readFileSync(path, "utf8");
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		if (code === "ENOENT") {
-			throw new CliError(
-				`cannot read ${quote(spec)}: no such file (looked for ${path}). Check the path; relative paths start from the current directory.`,
-			);
-		}
-		if (code === "EISDIR")
-			throw new CliError(`${quote(spec)} is a directory. Pass one session file (.jsonl) inside it.`);
-		if (code === "EACCES" || code === "EPERM") {
-			throw new CliError(`cannot read ${quote(spec)}: permission denied. Check the file's permissions.`);
-		}
-		throw new CliError(`cannot read ${quote(spec)}: ${(error as Error).message}.`);
-	}
-}
-
 function loadSession(text: string, name: string, leaf: string | undefined): LoadedInput {
 	try {
 		const result = readSession(text, { leafId: leaf, file: name });
@@ -133,7 +123,7 @@ function loadSession(text: string, name: string, leaf: string | undefined): Load
 			},
 		};
 	} catch (error) {
-		if (error instanceof InvalidSessionError) {
+		if (isInstance(error, InvalidSessionError)) {
 			throw new CliError(error.message);
 		}
 		throw error;

@@ -6,13 +6,14 @@ import { ConvertToLlmError } from "../errors.js";
 import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
+import { errorText, isInstance } from "../values.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
-import { CliError, ExitCode } from "./cli-error.js";
+import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { explanationToJson, renderExplanation } from "./explain-view.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { format, renderFooter, renderMessages, totals } from "./render.js";
-import { createStyle, oneLine, type Style, sanitize, wantsColor } from "./style.js";
+import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "./style.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -22,7 +23,13 @@ export interface CliIo {
 	env: Readonly<Record<string, string | undefined>>;
 	stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
 	stderr: { write(text: string): unknown };
-	readStdin(): Promise<string>;
+	/** Reads standard input; may refuse (a {@link CliError}) once it passes `maxBytes`. */
+	readStdin(maxBytes: number): Promise<string>;
+	/**
+	 * Told, as the run goes on, what to say should it stop there: should the process run out of work
+	 * with the run unsettled (a plugin's promise that never settles), that line is the error.
+	 */
+	pending?(message: string): void;
 }
 
 /** Warnings printed before "… and N more". */
@@ -36,82 +43,127 @@ export async function main(io: CliIo): Promise<number> {
 	try {
 		return await run(io);
 	} catch (error) {
-		if (error instanceof CliError) {
-			io.stderr.write(`convert-to-llm: ${oneLine(error.message)}\n`);
-			return error.exitCode;
-		}
-		const text = error instanceof Error ? error.message : String(error);
-		if (error instanceof ConvertToLlmError) {
-			io.stderr.write(`convert-to-llm: ${oneLine(text)} (--strict)\n`);
-			return ExitCode.PROBLEM;
-		}
-		io.stderr.write(
-			`convert-to-llm: unexpected error: ${oneLine(text)}. Please report it with the command you ran.\n`,
-		);
-		return ExitCode.PROBLEM;
+		const { message, exitCode } = classify(error);
+		io.stderr.write(`convert-to-llm: ${message}\n`);
+		return exitCode;
 	}
+}
+
+/** What to say about anything `run` threw, and the exit status; never throws (see `isInstance`). */
+function classify(error: unknown): { message: string; exitCode: number } {
+	if (isInstance(error, CliError)) return { message: oneLine(error.message), exitCode: error.exitCode };
+	if (isInstance(error, ConvertToLlmError)) return { message: `${oneLine(errorText(error))} (--strict)`, exitCode: 1 };
+	if (isStackOverflow(error)) {
+		return {
+			message:
+				"the history is nested too deeply to convert (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.",
+			exitCode: ExitCode.BAD_INPUT,
+		};
+	}
+	return {
+		message: `unexpected error: ${oneLine(thrownText(error))}. Please report it with the command you ran.`,
+		exitCode: ExitCode.PROBLEM,
+	};
 }
 
 async function run(io: CliIo): Promise<number> {
 	const options = parseCliArgs(io.argv);
-	if (options.help) {
-		io.stdout.write(HELP);
-		return ExitCode.OK;
-	}
-	if (options.version) {
-		io.stdout.write(`${version}\n`);
-		return ExitCode.OK;
-	}
+	if (options.help) return write(io, HELP);
+	if (options.version) return write(io, `${version}\n`);
 	const input = await loadInput({
 		spec: options.input as string,
 		cwd: io.cwd,
 		readStdin: io.readStdin,
 		leaf: options.leaf,
+		maxBytes: options.maxInput,
 	});
-	const loaded = await loadPlugins(options.plugins, io.cwd);
+	const loaded = await loadPlugins(options.plugins, io.cwd, (spec) =>
+		io.pending?.(
+			`plugin module "${spec}" never finished loading (it awaits a promise that never settles). Fix the module, or leave out --plugin ${spec}.`,
+		),
+	);
 	const registry = createRegistryFor(options, loaded);
-	const warnings = input.problems.map(oneLine);
+	// Raw texts: only the warnings shown are made into lines.
+	const warnings: unknown[] = [...input.problems];
 	if (options.strict && warnings.length > 0) {
-		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
+		throw new CliError(`${oneLine(warnings[0])} (--strict)`, ExitCode.PROBLEM);
 	}
-	if (!options.strict)
-		registry.hooks.error.tap("convert-to-llm:cli", (error) => warnings.push(oneLine(error.message)));
+	if (!options.strict) registry.hooks.error.tap("convert-to-llm:cli", (error) => warnings.push(error.message));
 
-	const style = createStyle(!options.json && wantsColor(io.stdout.isTTY, io.env));
+	io.pending?.(
+		"the conversion never finished: a plugin's async hook (an afterConvertAsync tap) returned a promise that never settles. Fix that plugin, or leave out its --plugin.",
+	);
+	const json = (text: string): string => (io.stdout.isTTY === true ? escapeJsonForTerminal(text) : text);
 	if (options.json && !options.explain) {
 		// The fast path, and exactly `convertAsync`: strict registries throw here.
 		const output = await registry.convertAsync(input.messages);
-		io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+		const code = write(io, `${json(stringify(() => JSON.stringify(output, null, 2)))}\n`);
 		writeWarnings(io, warnings, false);
-		return ExitCode.OK;
+		return code;
 	}
 	// The view names the source of each output, so it always runs explain (its output is convert's).
 	const explanation = await registry.explainAsync(input.messages);
-	for (const error of explanation.errors) warnings.push(oneLine(error.message));
+	for (const error of explanation.errors) warnings.push(error.message);
 	if (options.strict && !options.explain && explanation.errors.length > 0) {
-		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
+		throw new CliError(`${oneLine(warnings[0])} (--strict)`, ExitCode.PROBLEM);
 	}
-	if (options.json) {
-		io.stdout.write(`${explanationToJson(explanation)}\n`);
-	} else {
-		const width = Math.max(40, io.stdout.isTTY ? (io.stdout.columns ?? 100) : 120);
-		const sources = sourcesOf(explanation, input);
-		const lines = [...header(input, loaded, options, style), ""];
-		const counts = totals(explanation.output);
-		for (const line of renderMessages(explanation.output, counts, { style, width, sources })) lines.push(line);
-		if (options.explain) {
-			lines.push("");
-			for (const line of renderExplanation(explanation, input.messages, input.session?.entryIds, style)) {
-				lines.push(line);
-			}
-		}
-		lines.push("");
-		for (const line of renderFooter(counts, input.messages.length, style)) lines.push(line);
-		io.stdout.write(`${lines.join("\n")}\n`);
-	}
+	const code = options.json
+		? write(io, `${json(stringify(() => explanationToJson(explanation)))}\n`)
+		: write(io, `${view(io, options, input, loaded, explanation).join("\n")}\n`);
 	writeWarnings(io, warnings, options.explain);
 	if (options.strict && explanation.errors.length > 0) return ExitCode.PROBLEM;
-	return ExitCode.OK;
+	return code;
+}
+
+function view(
+	io: CliIo,
+	options: CliOptions,
+	input: LoadedInput,
+	loaded: readonly LoadedPlugins[],
+	explanation: Explanation,
+): string[] {
+	const style = createStyle(wantsColor(io.stdout.isTTY, io.env));
+	const width = Math.max(40, io.stdout.isTTY ? (io.stdout.columns ?? 100) : 120);
+	const sources = sourcesOf(explanation, input);
+	const lines = [...header(input, loaded, options, style), ""];
+	const counts = totals(explanation.output);
+	for (const line of renderMessages(explanation.output, counts, { style, width, sources })) lines.push(line);
+	if (options.explain) {
+		lines.push("");
+		for (const line of renderExplanation(explanation, input.messages, input.session?.entryIds, style)) {
+			lines.push(line);
+		}
+	}
+	lines.push("");
+	for (const line of renderFooter(counts, input.messages.length, style)) lines.push(line);
+	return lines;
+}
+
+/** `JSON.stringify`, with a history too deep for it said in one line. */
+function stringify(serialize: () => string): string {
+	try {
+		return serialize();
+	} catch (error) {
+		if (!isStackOverflow(error)) throw error;
+		throw new CliError(
+			"the converted messages are nested too deeply to write as JSON (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.",
+		);
+	}
+}
+
+/**
+ * Writes to stdout and gives the exit status: a reader that went away (`EPIPE`, `| head`) is not an
+ * error; any other failure (`ENOSPC`) is one line and exit 2. (The binary also sees failures that a
+ * stream reports later, as an `error` event: see bin.ts.)
+ */
+function write(io: CliIo, text: string): number {
+	try {
+		io.stdout.write(text);
+		return ExitCode.OK;
+	} catch (error) {
+		if (codeOf(error) === "EPIPE") return ExitCode.OK;
+		throw writeFailed(error);
+	}
 }
 
 /** For each output, the role (and session entry) of the history message it came from. */
@@ -120,9 +172,8 @@ function sourcesOf(explanation: Explanation, input: LoadedInput): (string | unde
 	const ids = input.session?.entryIds;
 	const matches = ids !== undefined && ids.length === explanation.messages.length;
 	for (const item of explanation.messages) {
-		const role =
-			item.customType === undefined ? sanitize(item.role) : `${sanitize(item.role)}:${sanitize(item.customType)}`;
-		const label = matches ? `${role} ${sanitize(ids[item.index])}` : `${role} [${item.index}]`;
+		const role = item.customType === undefined ? shown(item.role) : `${shown(item.role)}:${shown(item.customType)}`;
+		const label = matches ? `${role} ${shown(ids[item.index])}` : `${role} [${item.index}]`;
 		for (const output of item.outputs) sources[output] = label;
 	}
 	return sources;
@@ -135,8 +186,7 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 			try {
 				registry.use(plugin);
 			} catch (error) {
-				const text = error instanceof Error ? error.message : String(error);
-				throw new CliError(`plugin "${plugin.name}" from "${spec}" failed to apply: ${oneLine(text)}`);
+				throw new CliError(`plugin "${nameOf(plugin)}" from "${spec}" failed to apply: ${thrownText(error)}`);
 			}
 		}
 	}
@@ -144,31 +194,40 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 	return registry;
 }
 
+/** A plugin's name, read again after it was checked: a getter may throw now. */
+function nameOf(plugin: { name: unknown }): string {
+	try {
+		return String(plugin.name);
+	} catch {
+		return "(a name that cannot be read)";
+	}
+}
+
 function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: CliOptions, style: Style): string[] {
-	const parts = [style.bold(sanitize(input.name))];
+	const parts = [style.bold(shown(input.name, 1000))];
 	const session = input.session;
 	if (session !== undefined) {
-		parts.push(`pi session v${sanitize(session.version)}`);
-		const leaf = session.leafId === null ? "no leaf" : `leaf ${sanitize(session.leafId)}`;
+		parts.push(`pi session v${shown(session.version)}`);
+		const leaf = session.leafId === null ? "no leaf" : `leaf ${shown(session.leafId)}`;
 		parts.push(`${leaf} (${format(session.pathLength)} of ${format(session.entries)} entries on its path)`);
-		if (session.model !== null) parts.push(`${sanitize(session.model.provider)}/${sanitize(session.model.modelId)}`);
-		if (session.thinkingLevel !== "off") parts.push(`thinking ${sanitize(session.thinkingLevel)}`);
+		if (session.model !== null) parts.push(`${shown(session.model.provider)}/${shown(session.model.modelId)}`);
+		if (session.thinkingLevel !== "off") parts.push(`thinking ${shown(session.thinkingLevel)}`);
 	} else {
 		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${format(input.messages.length)} AgentMessages`);
 	}
 	const plugins = ["pi's default preset"];
 	for (const { spec, plugins: list } of loaded) {
-		plugins.push(`${list.map((p) => sanitize(p.name)).join(", ")} (${sanitize(spec)})`);
+		plugins.push(`${list.map((p) => shown(p.name)).join(", ")} (${shown(spec)})`);
 	}
 	if (options.blockImages) plugins.push("block-images");
 	return [parts.join(style.dim(" · ")), style.dim(`converted with ${plugins.join(" + ")}`)];
 }
 
-function writeWarnings(io: CliIo, warnings: readonly string[], explained: boolean): void {
-	const shown = warnings.slice(0, MAX_WARNINGS);
-	for (const warning of shown) io.stderr.write(`convert-to-llm: warning: ${warning}\n`);
-	if (warnings.length > shown.length) {
+function writeWarnings(io: CliIo, warnings: readonly unknown[], explained: boolean): void {
+	const shownCount = Math.min(warnings.length, MAX_WARNINGS);
+	for (let i = 0; i < shownCount; i++) io.stderr.write(`convert-to-llm: warning: ${oneLine(warnings[i])}\n`);
+	if (warnings.length > shownCount) {
 		const hint = explained ? "" : " (run with --explain to see each message's fate)";
-		io.stderr.write(`convert-to-llm: … and ${warnings.length - shown.length} more warnings${hint}\n`);
+		io.stderr.write(`convert-to-llm: … and ${warnings.length - shownCount} more warnings${hint}\n`);
 	}
 }

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "../registry/types.js";
-import { CliError } from "./cli-error.js";
+import { isInstance, isRecord } from "../values.js";
+import { CliError, codeOf, thrownText } from "./cli-error.js";
 
 /** The plugins one `--plugin` module gave. */
 export interface LoadedPlugins {
@@ -17,11 +18,28 @@ const SHAPE =
 
 /**
  * Imports each module and takes its plugins. A path (starting with `.` or `/`, or naming an existing
- * file) resolves from `cwd`; anything else is a package name, resolved from `cwd` too.
+ * file) resolves from `cwd`; anything else is a package name, resolved from `cwd` too. `onLoad` is
+ * told of each module before it is imported. Whatever a module throws or exports (`null`, a Proxy
+ * whose traps throw), the failure is a {@link CliError} naming the module.
  */
-export async function loadPlugins(specs: readonly string[], cwd: string): Promise<LoadedPlugins[]> {
+export async function loadPlugins(
+	specs: readonly string[],
+	cwd: string,
+	onLoad?: (spec: string) => void,
+): Promise<LoadedPlugins[]> {
 	const loaded: LoadedPlugins[] = [];
-	for (const spec of specs) loaded.push({ spec, plugins: pluginsOf(await importModule(spec, cwd), spec) });
+	for (const spec of specs) {
+		onLoad?.(spec);
+		const namespace = await importModule(spec, cwd);
+		try {
+			loaded.push({ spec, plugins: pluginsOf(namespace, spec) });
+		} catch (error) {
+			if (isInstance(error, CliError)) throw error;
+			throw new CliError(
+				`plugin module "${spec}" cannot be read: ${thrownText(error)} (while its exports were read). Fix the module, or leave out --plugin ${spec}.`,
+			);
+		}
+	}
 	return loaded;
 }
 
@@ -30,7 +48,7 @@ async function importModule(spec: string, cwd: string): Promise<Record<string, u
 	try {
 		return (await import(url)) as Record<string, unknown>;
 	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
+		const code = codeOf(error);
 		if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(spec)) {
 			throw new CliError(
 				`cannot load plugin module "${spec}": Node does not run TypeScript as is. Compile it to JavaScript, or run the CLI with a TypeScript loader: node --import tsx node_modules/convert-to-llm/dist/cli.js …`,
@@ -42,7 +60,7 @@ async function importModule(spec: string, cwd: string): Promise<Record<string, u
 			);
 		}
 		throw new CliError(
-			`cannot load plugin module "${spec}": ${firstLine(error)}. Fix the module (or install its dependencies), or leave out --plugin ${spec}.`,
+			`cannot load plugin module "${spec}": ${thrownText(error)}. Fix the module (or install its dependencies), or leave out --plugin ${spec}.`,
 		);
 	}
 }
@@ -90,10 +108,5 @@ function checkList(list: readonly unknown[], where: string): Plugin[] {
 	return list as Plugin[];
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object";
-
 const isPlugin = (value: unknown): value is Plugin =>
 	isRecord(value) && typeof value.name === "string" && value.name.trim() !== "" && typeof value.apply === "function";
-
-const firstLine = (error: unknown): string =>
-	(error instanceof Error ? error.message : String(error)).split("\n")[0]?.replace(/\.$/, "") ?? "unknown error";
