@@ -8,6 +8,8 @@
  * except where a field's runtime shape in pi's stored sessions is wider than its type (`exitCode:
  * null`), which is documented on the arbitrary.
  */
+
+import type { SystemMessage as Pi1SystemMessage, Tool as Pi1Tool } from "@earendil-works/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type {
 	AssistantMessage,
@@ -359,3 +361,138 @@ export function deepFreeze<T>(value: T): T {
 	for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key]);
 	return value;
 }
+
+// pi 1.x (`@earendil-works/*` 1.6.0): system messages and `fromId: null`. The generators above are
+// unchanged; these add what a 1.x history holds beside them.
+
+/** A prompt section's name: pi's own kinds, names that are keys of `Object.prototype`, and random ones. */
+export const arbSectionName: fc.Arbitrary<string> = fc.oneof(
+	fc.constantFrom("identity", "tools", "skills", "agents-md", "<environment>", "__proto__", "constructor", "toString"),
+	fc.string({ minLength: 1, maxLength: 10 }),
+);
+
+/** `SystemMessage.sections`: named prompt sections; `null` removes one. */
+export const arbSections: fc.Arbitrary<Record<string, string | null>> = fc.dictionary(
+	arbSectionName,
+	fc.oneof({ weight: 3, arbitrary: arbText }, { weight: 1, arbitrary: fc.constant(null) }),
+	{ minKeys: 1, maxKeys: 4, noNullPrototype: true },
+);
+
+/** A tool declaration (`toolsAdded[i]`): a JSON schema as `parameters`, sometimes `constrainedSampling: false`. */
+export const arbToolDeclaration: fc.Arbitrary<Pi1Tool> = fc.record(
+	{
+		name: arbName,
+		description: arbText,
+		parameters: fc.oneof(
+			fc.constant(null).map(() => ({ type: "object", properties: {} })),
+			fc
+				.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom("string", "number", "boolean"), {
+					maxKeys: 3,
+					noNullPrototype: true,
+				})
+				.map((fields) => ({
+					type: "object",
+					properties: Object.fromEntries(Object.entries(fields).map(([key, type]) => [key, { type }])),
+					required: Object.keys(fields).slice(0, 1),
+				})),
+			fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), {
+				maxKeys: 3,
+				noNullPrototype: true,
+			}),
+		),
+		constrainedSampling: fc.constant(false as const),
+	},
+	{ noNullPrototype: true, requiredKeys: ["name", "description", "parameters"] },
+) as fc.Arbitrary<Pi1Tool>;
+
+/**
+ * A pi 1.x `system` message: string or text-block content (empty often, as pi's patches are), with
+ * or without `sections` (`null` values included), `toolsAdded` (with `parameters`) and `toolsRemoved`.
+ */
+export const arbSystemMessage: fc.Arbitrary<Pi1SystemMessage> = fc.record(
+	{
+		role: fc.constant("system"),
+		content: fc.oneof(
+			{ weight: 2, arbitrary: fc.constant("") },
+			{ weight: 3, arbitrary: arbText },
+			{ weight: 2, arbitrary: fc.array(arbTextContent, { maxLength: 3 }) },
+		),
+		sections: arbSections,
+		toolsAdded: fc.array(arbToolDeclaration, { maxLength: 3 }),
+		toolsRemoved: fc.array(fc.record({ name: arbName }, PLAIN), { minLength: 1, maxLength: 2 }),
+		timestamp: arbTimestamp,
+	},
+	{ noNullPrototype: true, requiredKeys: ["role", "content", "timestamp"] },
+) as fc.Arbitrary<Pi1SystemMessage>;
+
+/** A leading system message as pi 1.x writes one: the prompt, usually its sections and its tools. */
+export const arbLeadingSystemMessage: fc.Arbitrary<Pi1SystemMessage> = fc.record(
+	{
+		role: fc.constant("system"),
+		content: fc.oneof(arbText, fc.array(arbTextContent, { minLength: 1, maxLength: 3 })),
+		sections: arbSections,
+		toolsAdded: fc.array(arbToolDeclaration, { minLength: 1, maxLength: 4 }),
+		timestamp: arbTimestamp,
+	},
+	{ noNullPrototype: true, requiredKeys: ["role", "content", "timestamp"] },
+) as fc.Arbitrary<Pi1SystemMessage>;
+
+/** A `branchSummary` message as pi 1.x types it (0.85.0): `fromId` may be `null`, and pi writes `"root"`. */
+export const arbBranchSummary16: fc.Arbitrary<BranchSummaryMessage> = fc.record(
+	{
+		role: fc.constant("branchSummary"),
+		summary: arbText,
+		fromId: fc.oneof(
+			fc.constant(null),
+			fc.constant("root"),
+			fc.stringMatching(/^[0-9a-f]{8}$/),
+			arbName,
+		) as fc.Arbitrary<string>,
+		timestamp: arbTimestamp,
+	},
+	PLAIN,
+) as fc.Arbitrary<BranchSummaryMessage>;
+
+/** A message of a pi 1.x history: every role of {@link arbAgentMessage}, plus `system`, and `fromId: null`. */
+export type Pi1HistoryMessage = AgentMessage | Pi1SystemMessage;
+
+/** Any message of a pi 1.6.0 history. */
+export const arbAgentMessage16: fc.Arbitrary<Pi1HistoryMessage> = fc.oneof(
+	{ weight: 3, arbitrary: arbUserMessage },
+	{ weight: 3, arbitrary: arbAssistantMessage },
+	{ weight: 3, arbitrary: arbToolResultMessage },
+	{ weight: 3, arbitrary: arbBashExecution },
+	{ weight: 2, arbitrary: arbCustomMessage },
+	{ weight: 2, arbitrary: arbBranchSummary16 },
+	{ weight: 1, arbitrary: arbCompactionSummary },
+	{ weight: 3, arbitrary: arbSystemMessage },
+);
+
+/** A pi 1.6.0 history with system messages anywhere (or none), repeats included. */
+export const arbHistory16: fc.Arbitrary<Pi1HistoryMessage[]> = arbHistoryOf(
+	arbAgentMessage16 as fc.Arbitrary<AgentMessage>,
+) as fc.Arbitrary<Pi1HistoryMessage[]>;
+
+/** A pi 1.6.0 history as the `Agent` and `AgentSession` build one: a leading system message, then anything. */
+export const arbLeadingSystemHistory16: fc.Arbitrary<Pi1HistoryMessage[]> = fc
+	.tuple(arbLeadingSystemMessage, arbHistory16)
+	.map(([head, rest]): Pi1HistoryMessage[] => [head, ...rest]);
+
+/** {@link arbImageHistory} with system messages among the image-bearing messages, and often one leading. */
+export const arbImageHistory16: fc.Arbitrary<Pi1HistoryMessage[]> = fc
+	.tuple(
+		fc.option(arbLeadingSystemMessage, { nil: undefined }),
+		arbHistoryOf(
+			fc.oneof(
+				fc.record(
+					{ role: fc.constant("user"), content: arbBlocks, timestamp: arbTimestamp },
+					PLAIN,
+				) as fc.Arbitrary<UserMessage>,
+				arbToolResultMessage,
+				arbCustomMessage,
+				arbSystemMessage as fc.Arbitrary<unknown> as fc.Arbitrary<AgentMessage>,
+			),
+			{ maxLength: 12 },
+		),
+	)
+	.map(([head, rest]): Pi1HistoryMessage[] => (head === undefined ? rest : [head, ...rest]));

@@ -1,0 +1,127 @@
+/**
+ * How the pi 1.x suites compare our output with pi's and say where they differ: deep equality
+ * (node's `isDeepStrictEqual`: own keys, `undefined` keys, prototypes, `-0`, `NaN`) AND equal
+ * `JSON.stringify` bytes, the first differing path, and a class for each mismatch, so that a run
+ * with many mismatches reads as a few kinds with one example each.
+ */
+import { isDeepStrictEqual } from "node:util";
+
+/** At most this many characters of a value go into a failure message. */
+const SHOWN = 1800;
+
+/** `JSON.stringify`, with `undefined` shown, cut to `max` characters. */
+export function show(value: unknown, max = SHOWN): string {
+	const text =
+		value === undefined
+			? "undefined"
+			: JSON.stringify(value, (_key, inner: unknown) => (inner === undefined ? "<undefined>" : inner));
+	return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+/** Whether two values are the same for the suites: deep-equal and byte-identical as JSON. */
+export function same(ours: unknown, theirs: unknown): boolean {
+	return isDeepStrictEqual(ours, theirs) && JSON.stringify(ours) === JSON.stringify(theirs);
+}
+
+/** The first path at which `ours` and `theirs` differ, with both values there; `undefined` when `same`. */
+export function firstDifference(
+	ours: unknown,
+	theirs: unknown,
+	path = "$",
+): { path: string; ours: unknown; pi: unknown } | undefined {
+	if (same(ours, theirs)) return undefined;
+	if (Array.isArray(ours) && Array.isArray(theirs)) {
+		for (let i = 0; i < Math.max(ours.length, theirs.length); i++) {
+			if (i >= ours.length || i >= theirs.length) return { path: `${path}[${i}]`, ours: ours[i], pi: theirs[i] };
+			const inner = firstDifference(ours[i], theirs[i], `${path}[${i}]`);
+			if (inner) return inner;
+		}
+	} else if (isRecord(ours) && isRecord(theirs) && !Array.isArray(ours) && !Array.isArray(theirs)) {
+		const keys = [...new Set([...Object.keys(theirs), ...Object.keys(ours)])];
+		for (const key of keys) {
+			if (Object.hasOwn(ours, key) !== Object.hasOwn(theirs, key)) {
+				return { path: `${path}.${key}`, ours: describeKey(ours, key), pi: describeKey(theirs, key) };
+			}
+			const inner = firstDifference(ours[key], theirs[key], `${path}.${key}`);
+			if (inner) return inner;
+		}
+		if (JSON.stringify(Object.keys(ours)) !== JSON.stringify(Object.keys(theirs))) {
+			return { path: `${path} (key order)`, ours: Object.keys(ours), pi: Object.keys(theirs) };
+		}
+		if (Object.getPrototypeOf(ours) !== Object.getPrototypeOf(theirs)) {
+			return { path: `${path} (prototype)`, ours: protoName(ours), pi: protoName(theirs) };
+		}
+	}
+	return { path, ours, pi: theirs };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === "object";
+}
+
+function describeKey(record: Record<string, unknown>, key: string): unknown {
+	return Object.hasOwn(record, key) ? record[key] : "<absent>";
+}
+
+function protoName(value: object): string {
+	const proto = Object.getPrototypeOf(value);
+	return proto === null ? "null prototype" : proto === Object.prototype ? "Object.prototype" : "other prototype";
+}
+
+type Message = { role?: unknown };
+
+/**
+ * What kind of mismatch this is, for the tallies. "system dropped": ours is pi's output without
+ * its system messages (what a registry without a `system` role does); "deep-equal, JSON differs":
+ * only the bytes differ (a key order, an `undefined`); "pi threw": pi's side threw; else "other".
+ */
+export function classify(ours: unknown, theirs: unknown): string {
+	if (Array.isArray(theirs) && Array.isArray(ours)) {
+		const withoutSystem = (theirs as Message[]).filter((m) => m?.role !== "system");
+		if (withoutSystem.length < theirs.length && same(ours, withoutSystem)) return "system dropped";
+	}
+	if (isDeepStrictEqual(ours, theirs)) return "deep-equal, JSON differs";
+	return "other";
+}
+
+/** Mismatch counts by class, each with its first example. */
+export class MismatchLog {
+	readonly counts = new Map<string, number>();
+	readonly examples = new Map<string, string>();
+
+	/** Records one mismatch of `kind`; `example` is only called for the first of its kind. */
+	add(kind: string, example: () => string): void {
+		this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+		if (!this.examples.has(kind)) this.examples.set(kind, example());
+	}
+
+	get total(): number {
+		let total = 0;
+		for (const count of this.counts.values()) total += count;
+		return total;
+	}
+
+	/** `{"system dropped":12,"other":1}` */
+	summary(): string {
+		return JSON.stringify(Object.fromEntries(this.counts));
+	}
+
+	/** Every class with its count and first example. */
+	report(): string {
+		return [...this.counts]
+			.map(([kind, count]) => `  ${kind}: ${count}\n    first example: ${this.examples.get(kind)}`)
+			.join("\n");
+	}
+}
+
+/** The lines of a mismatch report: the input, both outputs and the first difference. */
+export function mismatchText(label: string, input: unknown, ours: unknown, theirs: unknown): string {
+	const diff = firstDifference(ours, theirs);
+	return [
+		`${label}`,
+		`      input:    ${show(input)}`,
+		`      pi 1.6.0: ${show(theirs)}`,
+		`      ours:     ${show(ours)}`,
+		diff ? `      first difference at ${diff.path}: pi ${show(diff.pi, 400)}, ours ${show(diff.ours, 400)}` : "",
+	].join("\n");
+}
