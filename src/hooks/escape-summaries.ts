@@ -9,6 +9,7 @@ import {
 	type CompactionSummaryMessage,
 } from "../messages.js";
 import type { Plugin } from "../registry/types.js";
+import { registerFailClosed } from "./fail-closed.js";
 
 /** Name of the `escapeSummaries` plugin (its converters for both summary roles). */
 export const ESCAPE_SUMMARIES_PLUGIN = "convert-to-llm:escape-summaries";
@@ -42,8 +43,13 @@ const NO_MORE_TAGS: EscapedTags = Object.freeze([]);
 /**
  * Tag-like text for any name (no space after `<`, so `a < b` is not a tag), plus the spaced forms of
  * `summary` that the named pattern catches, so that `"all"` neutralises at least what the default does.
+ *
+ * Linear: after a `<`, one whitespace run is matched by one `\s*` (`\s*\/?\s*` would try every split
+ * of a run between its two `\s*`, O(n²) for `<` followed by n spaces); the name alternatives cannot
+ * fail once they have started, so nothing else backtracks. Each `<` costs at most the length of the
+ * whitespace run after it.
  */
-const ANY_TAG = /<(\s*\/?\s*summary(?![\w-])[^<>\r\n]*|\/?[A-Za-z][\w:.-]*[^<>\r\n]*|[!?][^<>\r\n]*)(>?)/gi;
+const ANY_TAG = /<(\s*(?:\/\s*)?summary(?![\w-])[^<>\r\n]*|\/?[A-Za-z][\w:.-]*[^<>\r\n]*|[!?][^<>\r\n]*)(>?)/gi;
 
 /** The pattern for `tags`; the plugin compiles it once, in its factory. */
 function tagPattern(tags: EscapedTags): RegExp {
@@ -56,8 +62,9 @@ function tagPattern(tags: EscapedTags): RegExp {
 function namedTagPattern(tags: readonly string[]): RegExp {
 	const names = tags.map((name) => name.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|");
 	// Tolerates the spacing a model might give a tag (`< /summary >`, `</SUMMARY>`, attributes);
-	// `(?![\w-])` keeps `<summary_of_x>` out. The closing `>` must be on the same line.
-	return new RegExp(`<(\\s*\\/?\\s*(?:${names})(?![\\w-])[^<>\\r\\n]*)(>?)`, "gi");
+	// `(?![\w-])` keeps `<summary_of_x>` out. The closing `>` must be on the same line. One `\s*` per
+	// whitespace run, as in ANY_TAG, so that each `<` costs O(n).
+	return new RegExp(`<(\\s*(?:\\/\\s*)?(?:${names})(?![\\w-])[^<>\\r\\n]*)(>?)`, "gi");
 }
 
 const SUMMARY_PATTERN = namedTagPattern(["summary"]);
@@ -94,8 +101,11 @@ function escapeWith(text: string, pattern: RegExp): string {
  * Contract: registers converters for `branchSummary` and `compactionSummary` in front of the built-in
  * ones (`override: true`); the output is pi's (same prefix, suffix, message shape) with the summary
  * passed through {@link escapeSummaryText}, so it equals the default preset's output whenever the
- * summary holds no such tag. A summary that is not a string is left to the built-in converter.
- * Idempotent: converting an already escaped summary gives the same output. Options are read once.
+ * summary holds no such tag. A summary that is not a string is stringified as the built-in converter
+ * does (`prefix + summary`) and then escaped, never left to the built-in. Fails closed: a message it
+ * cannot convert (a throwing getter, a summary too long to copy) is dropped and reported once, as a
+ * `ConversionError` naming this plugin, never converted unescaped. Idempotent: converting an already
+ * escaped summary gives the same output. Options are read once.
  *
  * @example
  * const registry = createDefaultRegistry().use(escapeSummaries());
@@ -104,20 +114,21 @@ function escapeWith(text: string, pattern: RegExp): string {
  */
 export function escapeSummaries(options: EscapeSummariesOptions = {}): Plugin {
 	const pattern = tagPattern(options.tags ?? NO_MORE_TAGS);
-	// A summary that is not a string is left to the built-in converter (`undefined`: not mine).
 	const wrapped =
 		(prefix: string, suffix: string) =>
-		(message: BranchSummaryMessage | CompactionSummaryMessage): UserMessage | undefined =>
-			typeof message.summary === "string"
-				? userText(prefix + escapeWith(message.summary, pattern) + suffix, message.timestamp)
-				: undefined;
+		(message: BranchSummaryMessage | CompactionSummaryMessage): UserMessage => {
+			const summary: unknown = message.summary;
+			// biome-ignore lint/style/useTemplate: `+` stringifies as the built-in's `prefix + summary` (valueOf first); a template calls toString
+			const text = typeof summary === "string" ? summary : "" + (summary as string);
+			return userText(prefix + escapeWith(text, pattern) + suffix, message.timestamp);
+		};
 	const branch = wrapped(BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX);
 	const compaction = wrapped(COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX);
 	return {
 		name: ESCAPE_SUMMARIES_PLUGIN,
 		apply(registry) {
-			registry.register("branchSummary", branch, { name: ESCAPE_SUMMARIES_PLUGIN, override: true });
-			registry.register("compactionSummary", compaction, { name: ESCAPE_SUMMARIES_PLUGIN, override: true });
+			registerFailClosed(registry, "branchSummary", ESCAPE_SUMMARIES_PLUGIN, branch);
+			registerFailClosed(registry, "compactionSummary", ESCAPE_SUMMARIES_PLUGIN, compaction);
 		},
 	};
 }

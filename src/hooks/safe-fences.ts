@@ -2,6 +2,7 @@ import type { UserMessage } from "@mariozechner/pi-ai";
 import { userText } from "../builtin-converters/text-message.js";
 import { type BashExecutionMessage, bashStatusText } from "../messages.js";
 import type { Plugin } from "../registry/types.js";
+import { registerFailClosed } from "./fail-closed.js";
 
 /** Name of the `safeFences` plugin (its `bashExecution` converter). */
 export const SAFE_FENCES_PLUGIN = "convert-to-llm:safe-fences";
@@ -75,7 +76,7 @@ const LINE_BREAK = /[\r\n]/;
  * // "Ran `cat README.md`\n````\n```sh\nnpm i\n```\n````"
  */
 export function safeBashExecutionToText(msg: BashExecutionMessage): string {
-	const command = msg.command;
+	const command = asText(msg.command);
 	let text: string;
 	if (LINE_BREAK.test(command)) {
 		const fence = codeFence(command);
@@ -83,19 +84,19 @@ export function safeBashExecutionToText(msg: BashExecutionMessage): string {
 	} else {
 		text = `Ran ${codeSpan(command)}\n`;
 	}
-	if (msg.output) {
-		const fence = codeFence(msg.output);
-		text += `${fence}\n${msg.output}\n${fence}`;
+	const output: unknown = msg.output;
+	if (output) {
+		const shown = asText(output);
+		const fence = codeFence(shown);
+		text += `${fence}\n${shown}\n${fence}`;
 	} else {
 		text += "(no output)";
 	}
 	return text + bashStatusText(msg);
 }
 
-/** Fields `safeBashExecutionToText` reads as text: anything else is left to the built-in converter. */
-function isTextual(message: BashExecutionMessage): boolean {
-	return typeof message.command === "string" && (!message.output || typeof message.output === "string");
-}
+/** A field as `bashExecutionToText` prints it (a template's `${}`), so a non-string is fenced as the text pi would send. */
+const asText = (value: unknown): string => (typeof value === "string" ? value : `${value as string}`);
 
 /**
  * Fences bash output and quotes the command so that their own backticks cannot break the markdown:
@@ -104,23 +105,24 @@ function isTextual(message: BashExecutionMessage): boolean {
  *
  * Contract: registers a `bashExecution` converter in front of the built-in one (`override: true`)
  * producing {@link safeBashExecutionToText} in pi's message shape; drops a message whose
- * `excludeFromContext` is truthy, as pi does; leaves a message whose command or output is not text
- * to the built-in converter. The output equals the default preset's whenever nothing needs a longer
- * delimiter (see {@link safeBashExecutionToText}).
+ * `excludeFromContext` is truthy, as pi does. A command or output that is not a string is stringified
+ * as pi does and then fenced, never left to the built-in converter. Fails closed: a message it cannot
+ * convert (a throwing getter, a value with no string form) is dropped and reported once, as a
+ * `ConversionError` naming this plugin. The output equals the default preset's whenever nothing needs
+ * a longer delimiter (see {@link safeBashExecutionToText}).
  *
  * @example
  * const registry = createDefaultRegistry().use(safeFences());
  */
 export function safeFences(): Plugin {
-	const convert = (message: BashExecutionMessage): UserMessage | null | undefined => {
+	const convert = (message: BashExecutionMessage): UserMessage | null => {
 		if (message.excludeFromContext) return null;
-		if (!isTextual(message)) return undefined;
 		return userText(safeBashExecutionToText(message), message.timestamp);
 	};
 	return {
 		name: SAFE_FENCES_PLUGIN,
 		apply(registry) {
-			registry.register("bashExecution", convert, { name: SAFE_FENCES_PLUGIN, override: true });
+			registerFailClosed(registry, "bashExecution", SAFE_FENCES_PLUGIN, convert);
 		},
 	};
 }
