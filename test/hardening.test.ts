@@ -296,10 +296,10 @@ describe("safeFences", () => {
 		expect(errors).toEqual([]);
 	});
 
-	it("should leave a run whose command is not text to the built-in converter", () => {
+	it("should convert a run whose command is not text itself, as pi prints it (issue 9 item 4: never the built-in)", () => {
 		const odd = { ...bash("x", "y"), command: 7 } as unknown as AgentMessage;
 		expect(registry().convert([odd])).toStrictEqual(convertToLlm([odd]));
-		expect(registry().explain([odd]).messages[0]?.plugin).not.toBe(SAFE_FENCES_PLUGIN);
+		expect(registry().explain([odd]).messages[0]?.plugin).toBe(SAFE_FENCES_PLUGIN);
 	});
 });
 

@@ -1,7 +1,7 @@
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
 import { ConversionError } from "../errors.js";
-import { causeText } from "../registry/guard.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
+import { errorText, isImageBlock, isNonTextBlock, isRecord, type LiveSetting, readSetting } from "../values.js";
 
 /** Name of the `blockImages` plugin (its tap on `afterConvert`). */
 export const BLOCK_IMAGES_PLUGIN = "convert-to-llm:block-images";
@@ -13,10 +13,11 @@ export const IMAGE_PLACEHOLDER = "Image reading is disabled.";
 export interface BlockImagesOptions {
 	/**
 	 * Whether images are blocked. A function is read on every conversion, so a live setting (pi's
-	 * `settingsManager.getBlockImages`) takes effect mid-session; one that throws counts as `true`
-	 * (images stay blocked) and is reported. Default `true`.
+	 * `settingsManager.getBlockImages`) takes effect mid-session; any value counts by its truthiness,
+	 * as for `lint({ imagesBlocked })`, and one that throws counts as `true` (images stay blocked) and
+	 * is reported. Default `true`.
 	 */
-	enabled?: boolean | (() => boolean);
+	enabled?: LiveSetting;
 	/** The text that replaces each image. Default {@link IMAGE_PLACEHOLDER}, as pi. */
 	placeholder?: string;
 	/**
@@ -25,9 +26,22 @@ export interface BlockImagesOptions {
 	 * such a text block when it follows a placeholder-equal text.
 	 */
 	keepUserText?: boolean;
+	/**
+	 * Treat every content block that is not a `text` block as an image ({@link isNonTextBlock}):
+	 * pi-ai's Anthropic, OpenAI and Google providers send any non-text block of a `user` or
+	 * `toolResult` message as an image, so `{ type: "Image", … }` or a bare `{ mimeType, data }` would
+	 * reach the model under pi's `type === "image"` test. Default `false`: pi's test, byte for byte.
+	 */
+	strictImages?: boolean;
 }
 
 type Block = TextContent | ImageContent;
+
+/** How blocks are tested and mapped: chosen once, in the factory. */
+interface BlockRule {
+	readonly isImage: (block: unknown) => boolean;
+	readonly placeholder: string;
+}
 
 /**
  * Replaces every image in `user` and `toolResult` messages by a text placeholder, as pi's
@@ -36,49 +50,61 @@ type Block = TextContent | ImageContent;
  * Contract: only `user`/`toolResult` messages whose content is an array holding an image change; each
  * becomes a new message object (`{ ...message, content }`) with each image turned into the
  * placeholder text, then a placeholder-equal text block that directly follows another one in that
- * mapped list removed. Every other message, and the output array itself when nothing changes, is
- * passed on as is. Taps `afterConvert` at `Stage.SANITIZE`, so it runs for `convert` and `convertAsync`.
+ * mapped list removed. Every other message (`system` and `assistant` ones included), and the output
+ * array itself when nothing changes, is passed on as is. Fails closed, per message: a message it
+ * cannot read (a throwing getter or proxy trap on its role, content, blocks or fields) is dropped and
+ * reported as a `ConversionError` naming this plugin; the rest of the history is still filtered.
+ * Taps `afterConvert` at `Stage.SANITIZE`, so it runs for `convert` and `convertAsync`.
  *
  * @example
  * const registry = createDefaultRegistry().use(blockImages({ enabled: () => settings.blockImages }));
  */
 export function blockImages(options: BlockImagesOptions = {}): Plugin {
-	const { enabled = true, placeholder = IMAGE_PLACEHOLDER, keepUserText = false } = options;
-	const isEnabled = typeof enabled === "function" ? enabled : () => enabled;
+	const { enabled = true, placeholder = IMAGE_PLACEHOLDER, keepUserText = false, strictImages = false } = options;
+	const rule: BlockRule = { isImage: strictImages ? isNonTextBlock : isImageBlock, placeholder };
 	const blockContent = keepUserText ? blockKeepingUserText : blockAsPi;
 
-	// A setting that throws blocks images all the same (fails closed): skipping the filter would send them.
-	const readEnabled = (ctx: HookContext): boolean => {
-		try {
-			return Boolean(isEnabled());
-		} catch (cause) {
-			ctx.report(
-				new ConversionError(
-					`blockImages: its enabled() setting threw: ${causeText(cause)}. Images were blocked all the same; fix the setting callback.`,
-					{ plugin: BLOCK_IMAGES_PLUGIN, cause },
-				),
-			);
-			return true;
-		}
+	const settingFailed = (ctx: HookContext) => (cause: unknown) =>
+		ctx.report(
+			new ConversionError(
+				`blockImages: its enabled() setting threw: ${errorText(cause)}. Images were blocked all the same; fix the setting callback.`,
+				{ plugin: BLOCK_IMAGES_PLUGIN, cause },
+			),
+		);
+
+	/** The message with its images blocked, itself when it holds none; throws when it cannot be read. */
+	const block = (message: Message): Message => {
+		const role = message.role;
+		if (role !== "user" && role !== "toolResult") return message;
+		const content: unknown = message.content;
+		if (!Array.isArray(content) || !hasImage(content, rule)) return message;
+		return { ...message, content: blockContent(content, rule) } as Message;
 	};
 
 	const filter = (messages: Message[], ctx: HookContext): Message[] => {
-		if (!readEnabled(ctx)) return messages;
+		// A setting that throws blocks images all the same (fails closed): skipping the filter would send them.
+		if (!readSetting(enabled, settingFailed(ctx))) return messages;
 		// Copy on write: the array is copied (whole, so it stays packed) only once a message changes.
 		let output: Message[] | undefined;
+		let unreadable: number[] | undefined;
 		for (let i = 0; i < messages.length; i++) {
 			const message = messages[i] as Message;
-			const role = message.role;
-			if (role !== "user" && role !== "toolResult") continue;
-			const content = message.content;
-			if (!Array.isArray(content) || !hasImage(content)) continue;
-			const blocked = { ...message, content: blockContent(content, placeholder) } as Message;
+			let blocked: Message;
+			try {
+				blocked = block(message);
+			} catch (cause) {
+				unreadable ??= [];
+				unreadable.push(i);
+				ctx.report(unreadableMessage(message, i, cause, ctx));
+				continue;
+			}
+			if (blocked === message) continue;
 			ctx.inheritSource(blocked, message);
 			if (output === undefined) output = messages.slice();
 			output[i] = blocked;
 		}
-		if (output === undefined) return messages;
-		return output;
+		if (unreadable !== undefined) return withoutIndices(output ?? messages, unreadable);
+		return output ?? messages;
 	};
 
 	return {
@@ -89,39 +115,62 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 	};
 }
 
-/**
- * Whether a content block is an image. Safe for malformed blocks (`null`, a string): a filter that
- * threw on one of them would be skipped, and every image of the history would reach the model.
- */
-const isImage = (block: unknown): boolean =>
-	block !== null && typeof block === "object" && (block as { type?: unknown }).type === "image";
+function unreadableMessage(message: Message, outputIndex: number, cause: unknown, ctx: HookContext): ConversionError {
+	let index: number | undefined;
+	try {
+		index = ctx.sourceOf(message)?.index;
+	} catch {
+		index = undefined;
+	}
+	const from = index === undefined ? "" : ` (from input message ${index})`;
+	return new ConversionError(
+		`blockImages: output message ${outputIndex}${from} could not be read: ${errorText(cause)}. ` +
+			"It was dropped, since its images could not be blocked; fix what put it in the history.",
+		{ plugin: BLOCK_IMAGES_PLUGIN, index, cause },
+	);
+}
 
-function hasImage(content: readonly unknown[]): boolean {
-	for (let i = 0; i < content.length; i++) if (isImage(content[i])) return true;
+/** `messages` without the entries at `indices` (ascending). */
+function withoutIndices(messages: readonly Message[], indices: readonly number[]): Message[] {
+	const kept: Message[] = [];
+	let next = 0;
+	for (let i = 0; i < messages.length; i++) {
+		if (i === indices[next]) next++;
+		else kept.push(messages[i] as Message);
+	}
+	return kept;
+}
+
+function hasImage(content: readonly unknown[], rule: BlockRule): boolean {
+	for (let i = 0; i < content.length; i++) if (rule.isImage(content[i])) return true;
 	return false;
 }
 
 const isPlaceholder = (block: unknown, placeholder: string): boolean =>
-	block !== null &&
-	typeof block === "object" &&
-	(block as Partial<TextContent>).type === "text" &&
-	(block as Partial<TextContent>).text === placeholder;
+	isRecord(block) && block.type === "text" && block.text === placeholder;
 
 /** pi 0.73.1: map images to the placeholder, then drop a placeholder-equal text that follows one in the mapped list. */
-function blockAsPi(content: readonly Block[], placeholder: string): Block[] {
-	const mapped = content.map((block): Block => (isImage(block) ? { type: "text", text: placeholder } : block));
+function blockAsPi(content: readonly unknown[], rule: BlockRule): Block[] {
+	const { isImage, placeholder } = rule;
+	const mapped = content.map(
+		(block): Block => (isImage(block) ? { type: "text", text: placeholder } : (block as Block)),
+	);
 	return mapped.filter(
 		(block, i) => !(i > 0 && isPlaceholder(block, placeholder) && isPlaceholder(mapped[i - 1], placeholder)),
 	);
 }
 
 /** Like {@link blockAsPi}, but only a placeholder that replaced an image and follows another such one is dropped. */
-function blockKeepingUserText(content: readonly Block[], placeholder: string): Block[] {
+function blockKeepingUserText(content: readonly unknown[], rule: BlockRule): Block[] {
+	const { isImage, placeholder } = rule;
 	const result: Block[] = [];
+	let previousWasImage = false;
 	for (let i = 0; i < content.length; i++) {
-		const block = content[i] as Block;
-		if (!isImage(block)) result.push(block);
-		else if (i === 0 || !isImage(content[i - 1])) result.push({ type: "text", text: placeholder });
+		const block = content[i];
+		const image = isImage(block);
+		if (!image) result.push(block as Block);
+		else if (!previousWasImage) result.push({ type: "text", text: placeholder });
+		previousWasImage = image;
 	}
 	return result;
 }

@@ -1,0 +1,228 @@
+/**
+ * The checks of `lint()`: what providers (through pi-ai) reject, patch or cannot read in a converted
+ * `Message[]`. Findings are plain records; their text is written only when one is reported.
+ */
+import type { Message } from "@mariozechner/pi-ai";
+import type { LintRule } from "../errors.js";
+import { describeValue, errorText, isJsonObject, isNonTextBlock, isRecord, quote } from "../values.js";
+
+/** A finding as the check records it; its text is written only when it is reported. */
+export interface Finding {
+	rule: LintRule;
+	outputIndex: number;
+	/** The tool call id (orphans), the timestamp (`invalid-timestamp`), what was thrown (`unreadable-message`). */
+	subject?: unknown;
+	/** The tool name (`orphan-tool-call`), what is wrong (`invalid-system-message`). */
+	name?: unknown;
+	/** The message was dropped by `repair` (`unreadable-message`). */
+	dropped?: boolean;
+}
+
+interface PendingCall {
+	id: unknown;
+	name: unknown;
+	outputIndex: number;
+}
+
+const NOT_BLANK = /\S/;
+
+/**
+ * Longest text checked for being blank. Reading any character of a string built by concatenation
+ * (pi's bash and summary texts) makes V8 copy it flat, which for megabytes of tool output would cost
+ * more than the whole conversion; a blank text longer than this is not worth that price.
+ */
+const BLANK_CHECK_LIMIT = 256;
+
+const isBlank = (text: string): boolean =>
+	text.length === 0 || (text.length <= BLANK_CHECK_LIMIT && !NOT_BLANK.test(text));
+
+/** No content a provider would accept: an empty or blank string, or an array of only blank text blocks. */
+function isEmptyContent(content: unknown): boolean {
+	if (typeof content === "string") return isBlank(content);
+	if (!Array.isArray(content)) return true;
+	for (let i = 0; i < content.length; i++) {
+		const block: unknown = content[i];
+		if (!isRecord(block) || block.type !== "text" || typeof block.text !== "string") return false;
+		if (!isBlank(block.text)) return false;
+	}
+	return true;
+}
+
+/** The strict image test of `blockImages({ strictImages: true })`: any block that is not text. */
+function hasImage(content: unknown): boolean {
+	if (!Array.isArray(content)) return false;
+	for (let i = 0; i < content.length; i++) if (isNonTextBlock(content[i])) return true;
+	return false;
+}
+
+/** pi-ai drops these before the request: neither their content nor their tool calls reach the provider. */
+const isSkippedAssistant = (message: Record<string, unknown>): boolean =>
+	message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
+
+/** A message the `repair` mode drops: not a message at all, or a `user`/`assistant` message with no content. */
+export function isRepairable(message: unknown): boolean {
+	if (!isRecord(message)) return true;
+	if (message.role !== "user" && message.role !== "assistant") return false;
+	return !isSkippedAssistant(message) && isEmptyContent(message.content);
+}
+
+const blockName = (block: unknown): string => (isRecord(block) ? `a ${quote(block.type)} block` : describeValue(block));
+
+/**
+ * What pi-ai 1.x cannot read in a system message, or `undefined`. Its transcript functions
+ * (`getSystemMessageText`, `getCurrentTools`, `renderSystemMessageUpdate`) call `content.filter`,
+ * iterate `toolsAdded`/`toolsRemoved` with `for … of` and read each tool's `name`, and join sections
+ * as text: a wrong type throws there, or vanishes from the prompt.
+ */
+function systemProblem(message: Record<string, unknown>): string | undefined {
+	const content = message.content;
+	if (typeof content !== "string") {
+		if (!Array.isArray(content)) return `its content is ${describeValue(content)}, not a string or text blocks`;
+		for (let k = 0; k < content.length; k++) {
+			const block: unknown = content[k];
+			if (!isRecord(block) || block.type !== "text" || typeof block.text !== "string")
+				return `content block ${k} is ${blockName(block)}, not a text block`;
+		}
+	}
+	const sections = message.sections;
+	if (sections !== undefined && sections !== null) {
+		if (!isJsonObject(sections)) return `its sections are ${describeValue(sections)}, not an object`;
+		for (const [name, value] of Object.entries(sections))
+			if (value !== null && typeof value !== "string")
+				return `section ${quote(name)} is ${describeValue(value)}, not a string or null`;
+	}
+	for (const field of ["toolsAdded", "toolsRemoved"] as const) {
+		const tools = message[field];
+		if (tools === undefined || tools === null) continue;
+		if (!Array.isArray(tools)) return `its ${field} is ${describeValue(tools)}, not an array`;
+		for (let k = 0; k < tools.length; k++) {
+			const tool: unknown = tools[k];
+			if (!isRecord(tool) || typeof tool.name !== "string")
+				return `${field}[${k}] is ${describeValue(tool)}, not a tool with a string name`;
+		}
+	}
+	return undefined;
+}
+
+/** The tool-call window of {@link check}: calls waiting for their results since the last assistant message. */
+class ToolCallWindow {
+	private readonly pending: PendingCall[] = [];
+	/** Whether any call was left unanswered (findings then need sorting). */
+	orphans = false;
+
+	open(content: unknown, outputIndex: number): void {
+		if (!Array.isArray(content)) return;
+		for (let k = 0; k < content.length; k++) {
+			const block: unknown = content[k];
+			if (isRecord(block) && block.type === "toolCall")
+				this.pending.push({ id: block.id, name: block.name, outputIndex });
+		}
+	}
+
+	/** Whether `id` answers a pending call (which is then answered). */
+	answer(id: unknown): boolean {
+		const pending = this.pending;
+		let at = 0;
+		while (at < pending.length && (pending[at] as PendingCall).id !== id) at++;
+		if (at === pending.length) return false;
+		pending.splice(at, 1);
+		return true;
+	}
+
+	close(findings: Finding[]): void {
+		if (this.pending.length === 0) return;
+		this.orphans = true;
+		for (const call of this.pending)
+			findings.push({ rule: "orphan-tool-call", outputIndex: call.outputIndex, subject: call.id, name: call.name });
+		this.pending.length = 0;
+	}
+}
+
+/** The findings of one message (a `user`, `assistant`, `toolResult` or `system` one, or anything else). */
+function checkMessage(
+	message: Record<string, unknown>,
+	i: number,
+	window: ToolCallWindow,
+	imagesBlocked: boolean,
+	findings: Finding[],
+): void {
+	const role = message.role;
+	if (isSkippedAssistant(message)) {
+		window.close(findings);
+		return;
+	}
+	const timestamp = message.timestamp;
+	if (typeof timestamp !== "number" || !Number.isFinite(timestamp))
+		findings.push({ rule: "invalid-timestamp", outputIndex: i, subject: timestamp });
+	const content = message.content;
+	if (role === "assistant") {
+		window.close(findings);
+		window.open(content, i);
+	} else if (role === "toolResult") {
+		const id = message.toolCallId;
+		if (!window.answer(id)) findings.push({ rule: "orphan-tool-result", outputIndex: i, subject: id });
+	} else if (role === "user") {
+		window.close(findings);
+	} else if (role === "system") {
+		// Neutral for tool calls: pi-ai holds a system message back until the pending calls are
+		// answered (`heldSystemMessages`), so it neither closes nor breaks the window. A history whose
+		// system messages do not lead is not a finding: pi's own loop writes one (tools declared
+		// mid-session by an agent made without a prompt), and pi-ai folds it into a leading one
+		// (`collapseSystemMessages`) or sends it in place as an update; nothing is rejected or lost.
+		const problem = systemProblem(message);
+		if (problem !== undefined) findings.push({ rule: "invalid-system-message", outputIndex: i, name: problem });
+	}
+	if ((role === "user" || role === "assistant") && isEmptyContent(content))
+		findings.push({ rule: "empty-content", outputIndex: i });
+	if (imagesBlocked && (role === "user" || role === "toolResult") && hasImage(content))
+		findings.push({ rule: "image-while-blocked", outputIndex: i });
+}
+
+/**
+ * Every finding in `messages`, in output order. Fails closed per message: one whose fields cannot be
+ * read is an `unreadable-message` finding, and the rest are still checked.
+ */
+export function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] {
+	const findings: Finding[] = [];
+	const window = new ToolCallWindow();
+	for (let i = 0; i < messages.length; i++) {
+		const message: unknown = messages[i];
+		if (!isRecord(message)) {
+			findings.push({ rule: "empty-content", outputIndex: i });
+			continue;
+		}
+		const before = findings.length;
+		try {
+			checkMessage(message, i, window, imagesBlocked, findings);
+		} catch (cause) {
+			// What was found before the throw is dropped with it: the message gets one finding, the true one.
+			findings.length = before;
+			findings.push({ rule: "unreadable-message", outputIndex: i, subject: cause });
+		}
+	}
+	window.close(findings);
+	// Orphan calls are found when their window closes: put them back in output order (the sort is stable).
+	return window.orphans ? findings.sort((a, b) => a.outputIndex - b.outputIndex) : findings;
+}
+
+/** What is wrong and what to do, for a finding (the error message goes on from "output message N (…)"). */
+export function findingText(finding: Finding, isMessage: boolean): string {
+	switch (finding.rule) {
+		case "empty-content":
+			return isMessage
+				? 'has no content (an empty string or array, or only blank text), which providers reject. Fix its converter, or use lint({ mode: "repair" }) to drop it'
+				: 'is not a message object. Fix the tap that put it in the output, or use lint({ mode: "repair" }) to drop it';
+		case "orphan-tool-call":
+			return `holds tool call ${quote(finding.subject)} (${quote(finding.name)}), which has no toolResult before the next user or assistant message, so pi-ai sends a synthetic "No result provided" error in its place. Keep each tool call's result right after it: check the converters and filters that drop or move tool results`;
+		case "orphan-tool-result":
+			return `answers tool call ${quote(finding.subject)}, which no assistant message before it (since the last user message) made; providers reject such a result. Keep each result right after its call: check the converters and filters that drop or move assistant messages`;
+		case "image-while-blocked":
+			return 'holds an image (or another block that is not text, which providers send as an image) although images are blocked. Use blockImages({ strictImages: true }) for blocks that are not typed "image"; tap afterConvert before Stage.SANITIZE so blockImages sees what you add';
+		case "invalid-timestamp":
+			return `has timestamp ${quote(finding.subject)}, not a finite number. Give it epoch milliseconds (the factories reject invalid dates; fix what wrote this one)`;
+		case "invalid-system-message":
+			return `is a system message pi-ai cannot read: ${String(finding.name)}. pi-ai throws on it when it builds the request, or leaves that part out of the prompt; give it string or text-block content, sections of strings or null, and toolsAdded/toolsRemoved arrays of tools with a name`;
+		case "unreadable-message":
+			return `could not be read (${errorText(finding.subject)}), so pi-ai would fail on it. ${finding.dropped ? "It was dropped" : 'Use lint({ mode: "repair" }) to drop it'}; fix what put it in the history`;
+	}
+}
