@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,13 +31,30 @@ interface Spawned {
 	stderr: string;
 }
 
-function spawn(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Spawned {
+function spawn(
+	args: string[],
+	options: { input?: string; env?: Record<string, string>; timeout?: number } = {},
+): Spawned {
 	const result = spawnSync(process.execPath, [bin, ...args], {
 		cwd: root,
 		input: options.input,
 		encoding: "utf8",
 		env: { PATH: process.env.PATH ?? "", ...options.env },
 		maxBuffer: 256 * 1024 * 1024,
+		timeout: options.timeout,
+	});
+	return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A shell pipeline around the binary (the function `cli`), with its status (`pipefail`) and stderr. */
+function shell(script: string): Spawned {
+	const result = spawnSync("bash", ["-c", `set -o pipefail; cli() { "$NODE" "$BIN" "$@"; }; ${script}`], {
+		cwd: root,
+		encoding: "utf8",
+		env: { PATH: process.env.PATH ?? "", NODE: process.execPath, BIN: bin },
+		// A socket on stdin makes bash read ~/.bashrc (as under rshd): the scripts give their own stdin.
+		stdio: ["ignore", "pipe", "pipe"],
+		timeout: 30_000,
 	});
 	return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -157,6 +174,81 @@ describe("the convert-to-llm binary", () => {
 		const run = spawn(["--strict", DEMO]);
 		expect(run.status).toBe(1);
 		expect(run.stderr).toMatch(/No converter for role "ticket".*\(--strict\)\n$/);
+	});
+});
+
+describe("the convert-to-llm binary when a run cannot finish", () => {
+	const MESSAGES = fixture("messages.json");
+	const plugin = (name: string, source: string): string => {
+		const path = join(work, name);
+		writeFileSync(path, source);
+		return path;
+	};
+	const oneLine = (run: Spawned, status: number, message: RegExp) => {
+		expect(run.status).toBe(status);
+		expect(run.stderr).toMatch(message);
+		expect(run.stderr.trim().split("\n")).toHaveLength(1);
+		expect(run.stderr).not.toMatch(/\n\s+at /);
+	};
+
+	it.each([
+		[
+			"a top-level await",
+			'await new Promise(() => {});\nexport default { name: "t", apply() {} };',
+			/plugin module ".*tla\.mjs" never finished loading/,
+		],
+		[
+			"an afterConvertAsync tap",
+			'export default { name: "t", apply(r) { r.hooks.afterConvertAsync.tapPromise("t", () => new Promise(() => {})); } };',
+			/the conversion never finished: a plugin's async hook \(an afterConvertAsync tap\) returned a promise that never settles/,
+		],
+	])(
+		"should exit 2 with a message, not 0 with no output, when a plugin's %s never settles",
+		(what, source, message) => {
+			const path = plugin(what.startsWith("a top") ? "tla.mjs" : "tap.mjs", source);
+			for (const args of [["--json"], []]) {
+				const run = spawn([...args, "--plugin", path, MESSAGES], { timeout: 20_000 });
+				expect(run.stdout).toBe("");
+				oneLine(run, 2, message);
+			}
+		},
+	);
+
+	it("should exit 2 with one line when a plugin's stray promise rejects outside the conversion", () => {
+		const path = plugin(
+			"stray.mjs",
+			'setTimeout(() => Promise.reject(new Error("late")), 0);\nexport default { name: "s", apply() {} };\nawait new Promise((done) => setTimeout(done, 50));',
+		);
+		oneLine(spawn(["--json", "--plugin", path, MESSAGES]), 2, /a promise rejected outside the conversion: late\./);
+	});
+
+	it("should exit 2 with one line, not a stack trace, when stdout is a full disk (/dev/full)", () => {
+		for (const args of ["--json", "--explain", ""]) {
+			oneLine(
+				shell(`cli ${args} ${MESSAGES} > /dev/full`),
+				2,
+				/^convert-to-llm: cannot write the output: ENOSPC: no space left on device, write\. Free space/,
+			);
+		}
+	});
+
+	it.each([
+		["/dev/zero as the file", "cli /dev/zero", /"\/dev\/zero" is not a regular file \(it is a character device\)/],
+		[
+			"a FIFO as the file",
+			"cli <(cat test/fixtures/sessions/messages.json)",
+			/is not a regular file \(it is a pipe\)/,
+		],
+		[
+			"an endless pipe on stdin",
+			"yes '[' | cli --max-input 1M -",
+			/^convert-to-llm: stdin is larger than 1 MiB, the most the CLI reads/,
+		],
+		["/dev/zero on stdin", "cli --max-input 4M - < /dev/zero", /^convert-to-llm: stdin is larger than 4 MiB/],
+	])("should refuse %s in one line with exit code 2", (_what, script, message) => {
+		const run = shell(script);
+		expect(run.stdout).toBe("");
+		oneLine(run, 2, message);
 	});
 });
 
