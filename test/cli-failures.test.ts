@@ -1,0 +1,225 @@
+/**
+ * The CLI against unbounded input and every way a run can fail (issue 9, items 8 and 15), run
+ * in-process: only a regular file or `-` is read, at most `--max-input`; a plugin module that throws
+ * anything, a history too deep to serialize, output that cannot be written and a Proxy whose traps
+ * throw are each one line and a non-zero status. `cli-e2e.test.ts` runs the cases that need a
+ * process (a plugin that never settles, a full disk, an endless pipe) on the built binary.
+ */
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { readStreamBounded } from "../src/cli/read-input.js";
+import { cli, writeModule } from "./fixtures/sessions/run-cli.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "ctl-cli-failures-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const module = (name: string, source: string): string => writeModule(tmp, name, source);
+
+const lines = (text: string): string[] => text.trim().split("\n");
+
+const bomb = (): object =>
+	new Proxy(
+		{},
+		{
+			getPrototypeOf() {
+				throw bomb();
+			},
+			get() {
+				throw bomb();
+			},
+		},
+	);
+const BOMB_SOURCE =
+	"const bomb = () => new Proxy({}, { getPrototypeOf() { throw bomb(); }, get() { throw bomb(); } });\n";
+
+describe("convert-to-llm input bounds", () => {
+	it.each([
+		["/dev/zero", "a character device"],
+		["/dev/null", "a character device"],
+	])("should refuse %s, which is not a regular file, with one line and exit code 2", async (path, kind) => {
+		const run = await cli([path]);
+		expect(run).toMatchObject({ code: 2, stdout: "" });
+		expect(run.stderr).toBe(
+			`convert-to-llm: "${path}" is not a regular file (it is ${kind}). Pass a session file, or - and send the history on standard input.\n`,
+		);
+	});
+
+	it("should refuse a file larger than --max-input without reading it (a 600 MiB sparse file against 512 MiB)", async () => {
+		const file = join(tmp, "huge.jsonl");
+		writeFileSync(file, "");
+		truncateSync(file, 600 * 1024 * 1024);
+		const run = await cli([file]);
+		expect(run).toMatchObject({ code: 2, stdout: "" });
+		expect(lines(run.stderr)).toEqual([
+			`convert-to-llm: "${file}" is larger than 512 MiB, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input (Node holds at most about 512 MiB of text).`,
+		]);
+	});
+
+	it("should read a file of exactly --max-input bytes, and refuse one byte more, from a file or stdin", async () => {
+		const history = JSON.stringify([{ role: "user", content: "hi", timestamp: 0 }]);
+		const file = join(tmp, "exact.json");
+		writeFileSync(file, history);
+		const size = String(Buffer.byteLength(history));
+		expect((await cli(["--max-input", size, file])).code).toBe(0);
+		expect((await cli(["--max-input", size, "-"], { stdin: history })).code).toBe(0);
+		const smaller = String(Buffer.byteLength(history) - 1);
+		for (const [argv, stdin] of [
+			[["--max-input", smaller, file], undefined],
+			[["--max-input", smaller, "-"], history],
+		] as const) {
+			const run = await cli([...argv], { stdin });
+			expect(run.code).toBe(2);
+			expect(run.stderr).toMatch(/is larger than \d+ bytes, the most the CLI reads \(--max-input\)/);
+		}
+	});
+
+	it.each(["", "0", "1.5M", "-1", "12Q", "M", "99999999999999999G"])(
+		"should reject --max-input %j as bad usage",
+		async (value) => {
+			const run = await cli([`--max-input=${value}`, "-"]);
+			expect(run.code).toBe(2);
+			expect(run.stderr).toMatch(/^convert-to-llm: --max-input takes a size in bytes, or with K, M or G/);
+		},
+	);
+
+	it("should stop reading a stream once it passes the limit (an endless stdin)", async () => {
+		let pulled = 0;
+		async function* endless() {
+			for (;;) {
+				pulled++;
+				yield Buffer.alloc(64 * 1024, 0x20);
+			}
+		}
+		await expect(readStreamBounded(endless(), 1024 * 1024)).rejects.toThrow(
+			"stdin is larger than 1 MiB, the most the CLI reads (--max-input).",
+		);
+		expect(pulled).toBe(17);
+	});
+
+	it("should document --max-input in --help", async () => {
+		expect((await cli(["--help"])).stdout).toContain(
+			"--max-input <size>  read at most this much input (default 512M",
+		);
+	});
+});
+
+describe("convert-to-llm exit status", () => {
+	const deep = "[".repeat(20_000) + "]".repeat(20_000);
+	const history = JSON.stringify([{ role: "user", content: "hi", timestamp: 0 }]);
+
+	it("should refuse a 40 KB history of 20,000-deep arrays with one line and exit code 2", async () => {
+		expect(deep.length).toBe(40_000);
+		const inMessage = `[{"role":"user","content":${deep},"timestamp":0}]`;
+		for (const [argv, stdin] of [
+			[["-"], deep],
+			[["--json", "-"], inMessage],
+			[["--json", "--explain", "-"], inMessage],
+			[["--json", "-"], `{"role":"user","content":[{"type":"text","text":"x","extra":${deep}}],"timestamp":0}\n`],
+		] as const) {
+			const run = await cli([...argv], { stdin });
+			expect(run.code).toBe(2);
+			expect(run.stdout).toBe("");
+			expect(lines(run.stderr)).toHaveLength(1);
+			expect(run.stderr).not.toContain("unexpected error");
+		}
+		expect((await cli(["--json", "-"], { stdin: inMessage })).stderr).toBe(
+			"convert-to-llm: the converted messages are nested too deeply to write as JSON (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.\n",
+		);
+		// The view shows what it can: the message, its content unrendered.
+		expect((await cli(["-"], { stdin: inMessage })).code).toBe(0);
+	});
+
+	it.each([
+		["throws null", "throw null;", /cannot load plugin module ".*": it threw null\. Fix the module/],
+		["throws undefined", "throw undefined;", /: it threw undefined\. Fix the module/],
+		["throws a string", 'throw "nope";', /: it threw a string \("nope"\)\. Fix the module/],
+		["throws a Proxy whose traps throw", `${BOMB_SOURCE}throw bomb();`, /: it threw a value that is not an Error/],
+		[
+			"exports a throwing Proxy",
+			'export default new Proxy({}, { get() { throw new Error("boom"); } });',
+			/plugin module ".*" cannot be read: boom \(while its exports were read\)\. Fix the module/,
+		],
+		[
+			"exports a Proxy whose traps throw Proxies",
+			`${BOMB_SOURCE}export default bomb();`,
+			/plugin module ".*" cannot be read: it threw a value that is not an Error/,
+		],
+		[
+			"has a plugin whose apply throws a Proxy whose traps throw",
+			`${BOMB_SOURCE}export default { name: "b", apply() { throw bomb(); } };`,
+			/plugin "b" from ".*" failed to apply: /,
+		],
+	])("should fail on a plugin module that %s with one line and exit code 2", async (_what, source, message) => {
+		const plugin = module(`bad-${_what.replaceAll(" ", "-")}.mjs`, source);
+		const run = await cli(["--json", "--plugin", plugin, "-"], { stdin: history });
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(lines(run.stderr)).toHaveLength(1);
+		expect(run.stderr).toMatch(message);
+	});
+
+	it.each([
+		["afterConvert", "messages"],
+		["convert", "message"],
+	])("should never throw when a %s tap throws a Proxy whose traps throw", async (hook) => {
+		const plugin = module(
+			`bomb-${hook}.mjs`,
+			`${BOMB_SOURCE}export default { name: "b", apply(r) { ${
+				hook === "convert"
+					? 'r.register("user", () => { throw bomb(); }, { name: "b", override: true });'
+					: 'r.hooks.afterConvert.tap("b", () => { throw bomb(); });'
+			} } };`,
+		);
+		for (const argv of [["--json"], [], ["--explain"], ["--strict"]]) {
+			const run = await cli([...argv, "--plugin", plugin, "-"], { stdin: history });
+			expect([0, 1, 2]).toContain(run.code);
+			expect(run.stderr).not.toMatch(/\n\s+at /);
+			if (run.code !== 0) expect(lines(run.stderr)).toHaveLength(1);
+		}
+	});
+
+	it("should classify anything main's callers could throw, without throwing (a Proxy on getPrototypeOf)", async () => {
+		let stderr = "";
+		const code = await main({
+			argv: ["-"],
+			cwd: tmp,
+			env: {},
+			stdout: { write: () => true },
+			stderr: { write: (text: string) => (stderr += text) },
+			readStdin: async () => {
+				throw bomb();
+			},
+		});
+		expect(code).toBe(1);
+		expect(stderr).toMatch(/^convert-to-llm: unexpected error: it threw a value that is not an Error[^\n]*\n$/);
+	});
+
+	it.each([
+		["ENOSPC", ["--json", "-"], 2],
+		["ENOSPC", ["-"], 2],
+		["EPIPE", ["--json", "-"], 0],
+	])("should say in one line that the output cannot be written (%s, %j)", async (code, argv, status) => {
+		let stderr = "";
+		const exit = await main({
+			argv,
+			cwd: tmp,
+			env: {},
+			stdout: {
+				write: () => {
+					throw Object.assign(new Error(`${code}: write failed`), { code });
+				},
+			},
+			stderr: { write: (text: string) => (stderr += text) },
+			readStdin: async () => history,
+		});
+		expect(exit).toBe(status);
+		if (status === 0) expect(stderr).toBe("");
+		else {
+			expect(stderr).toBe(
+				"convert-to-llm: cannot write the output: ENOSPC: write failed. Free space on the device, or write somewhere else.\n",
+			);
+		}
+	});
+});
