@@ -73,11 +73,12 @@ describe("convert-to-llm --explain", () => {
 		const kaput = (index: number) =>
 			`       ↳ Converter "todo-ext" failed on message ${index} (role "custom", customType "todo"): it threw: kaput. The next converter for the role was used, or the message was dropped if there was none; fix or remove the plugin.`;
 		expect(why.slice(1, 7)).toEqual([
-			"   [0] custom:todo  dropped, excluded from context by convert-to-llm:custom",
+			// Custom messages are sent whatever excludeFromContext says, as in every pi version.
+			"   [0] custom:todo  → #0 by convert-to-llm:custom",
 			kaput(0),
 			"   [1] custom:todo  dropped, removed after conversion by todo-ext",
 			kaput(1),
-			"   [2] custom:todo  → #0 by convert-to-llm:custom",
+			"   [2] custom:todo  → #1 by convert-to-llm:custom",
 			kaput(2),
 		]);
 		// The reason of an unknown-role drop is on its own line, not repeated below it.
