@@ -56,7 +56,7 @@ function classify(error: unknown): { message: string; exitCode: number } {
 	if (isStackOverflow(error)) {
 		return {
 			message:
-				"the history is nested too deeply to convert (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.",
+				"the history is nested too deeply to convert or show (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.",
 			exitCode: ExitCode.BAD_INPUT,
 		};
 	}
