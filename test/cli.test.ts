@@ -381,3 +381,69 @@ describe("convert-to-llm view", () => {
 		expect((await cli(["--json", DEMO], options)).stdout.includes(ESC)).toBe(false);
 	});
 });
+
+describe("convert-to-llm view of a pi 1.x session", () => {
+	const PI1 = fixture("pi1-system-and-edits.jsonl");
+
+	it("should show the system prompt and its tools, a later system update, and count them in the footer", async () => {
+		const run = await cli([PI1]);
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		const lines = run.stdout.split("\n");
+		expect(lines).toContain(
+			"#0 system ← system p0000001 · system prompt · 62 chars · tools: read, bash · sections: preamble, cwd",
+		);
+		expect(lines).toContain(
+			"#2 system ← system p0000002 · system update · 18 chars · tools removed: bash · sections changed: skills · sections removed: cwd",
+		);
+		expect(lines).toContain("── 4 model messages from 4 history messages: 2 system · 1 assistant · 1 user");
+		expect(run.stdout).toMatch(/ {3}96 characters · 2 tools declared \(128 schema characters\) · ~57 tokens/);
+	});
+
+	it("should say which stored entry a context_edit hid and which content it replaced, and never show the hidden text", async () => {
+		const run = await cli([PI1]);
+		expect(run.stdout).toContain(
+			"#1 assistant ← assistant a0000001 · anthropic/claude · stop · 8 chars · content replaced by context_edit e0000002\n   [elided]\n",
+		);
+		expect(run.stdout).toContain(
+			"── Not sent: 1 stored entry hidden by context_edit (the file keeps them)\n   entry u0000001 (user) hidden by context_edit e0000001\n",
+		);
+		expect(run.stdout).not.toContain("sk-live-123");
+		expect(run.stdout).not.toContain("A very long answer");
+		const explained = await cli(["--explain", PI1]);
+		expect(explained.stdout).toContain(
+			"   [-] user       entry u0000001  hidden by context_edit e0000001, not sent\n",
+		);
+		expect(explained.stdout).toContain(
+			"entry a0000001  → #1 by convert-to-llm:model-roles · content replaced by context_edit e0000002\n",
+		);
+	});
+
+	it("should print the system messages as part of the Message[] with --json, as the same objects the file holds", async () => {
+		const run = await cli(["--json", PI1]);
+		const output = JSON.parse(run.stdout) as { role: string }[];
+		expect(output.map((m) => m.role)).toEqual(["system", "assistant", "system", "user"]);
+		expect(output[0]).toEqual(JSON.parse(read(PI1).split("\n")[1] as string).message);
+		expect(run.stdout).not.toContain("sk-live-123");
+	});
+
+	it("should name the --leaf flag where the library names its leafId option, and warn of an unknown entry type", async () => {
+		const text = `${read(PI1)}{"type":"future_thing","id":"f1","parentId":"u0000002","timestamp":"2025-01-31T12:00:00.000Z"}\n{"type":"message","id":"x1","parentId":"f1","timestamp":"2025-01-31T12:00:00.000Z"}\n`;
+		const run = await cli(["-"], { stdin: text });
+		expect(run.code).toBe(0);
+		expect(run.stderr).toContain(
+			'warning: entry "f1" (line 9) has type "future_thing", which this reader does not know;',
+		);
+		expect(run.stderr).toContain("or pick a leaf before it with --leaf.\n");
+		expect(run.stderr).not.toContain("leafId");
+	});
+
+	it("should warn of a timestamp without a primitive value instead of failing with an unexpected error (issue 9 item 14)", async () => {
+		const text = `${read(PI1)}{"type":"custom_message","id":"c1","parentId":"u0000002","timestamp":{"valueOf":0,"toString":0},"customType":"x","content":"c","display":true}\n`;
+		const run = await cli(["-"], { stdin: text });
+		expect(run.code).toBe(0);
+		expect(run.stderr).toBe(
+			`convert-to-llm: warning: entry "c1" (line 9) has a timestamp that is not a date (pi fails on it); its message gets timestamp NaN (null in JSON). Fix the entry's "timestamp" (ISO 8601).\n`,
+		);
+		expect((await cli(["--strict", "-"], { stdin: text })).code).toBe(1);
+	});
+});

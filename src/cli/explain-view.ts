@@ -5,14 +5,21 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation, TapExplanation } from "../registry/types.js";
+import type { ContextEditEffect } from "../session/context-types.js";
+import { idText, replacedBy, replacedText } from "./context-edit-view.js";
 import { oneLine, type Style, sanitize } from "./style.js";
 
-/** The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`. */
+/**
+ * The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`, and
+ * `edits` what the session's `context_edit` entries did (a hidden entry is listed where it would have
+ * been, a replaced one says so).
+ */
 export function renderExplanation(
 	explanation: Explanation,
 	input: readonly AgentMessage[],
 	entryIds: readonly string[] | undefined,
 	style: Style,
+	edits?: readonly ContextEditEffect[],
 ): string[] {
 	const out: string[] = [style.bold("── Why: each history message, and what it became")];
 	// A beforeConvert tap may have changed the history: then indices no longer match the entries.
@@ -23,11 +30,26 @@ export function renderExplanation(
 	for (const label of labels) if (label.length > width) width = label.length;
 	width = Math.min(24, width);
 	const indexWidth = String(Math.max(0, explanation.messages.length - 1)).length;
+	const replaced = ids === undefined ? undefined : replacedBy(edits, input.length, explanation);
+	const hidden = ids === undefined ? [] : hiddenEdits(edits);
+	let next = 0;
+	const hiddenBefore = (at: number): void => {
+		for (; next < hidden.length && (hidden[next] as ContextEditEffect).index <= at; next++) {
+			const edit = hidden[next] as ContextEditEffect;
+			const label = (edit.roles.map(idText).join(" + ") || "?").padEnd(width);
+			const entry = style.dim(`entry ${idText(edit.targetId)}`);
+			const why = style.yellow(`hidden by context_edit ${idText(edit.editId)}, not sent`);
+			out.push(`   [${"-".padStart(indexWidth)}] ${label}  ${entry}  ${why}`);
+		}
+	};
 	for (const item of explanation.messages) {
+		hiddenBefore(item.index);
 		const index = `[${String(item.index).padStart(indexWidth)}]`;
 		const entry = ids === undefined ? "" : `${style.dim(`entry ${sanitize(ids[item.index] ?? "?")}`)}  `;
 		const label = (labels[item.index] ?? "").padEnd(width);
-		out.push(`   ${index} ${label}  ${entry}${fate(item, input[item.index], style)}`);
+		const edit = replaced?.[item.index];
+		const note = edit === undefined ? "" : style.yellow(` · ${replacedText(edit)}`);
+		out.push(`   ${index} ${label}  ${entry}${fate(item, input[item.index], style)}${note}`);
 		// The fate line already gives the last error as the reason for these drops; list the others.
 		const listed = tellsWhy(item) ? item.errors.length - 1 : item.errors.length;
 		for (let e = 0; e < listed; e++) {
@@ -35,6 +57,7 @@ export function renderExplanation(
 			out.push(`   ${" ".repeat(indexWidth + 2)} ${style.dim(`↳ ${oneLine(error.message)}`)}`);
 		}
 	}
+	hiddenBefore(Number.POSITIVE_INFINITY);
 	if (explanation.messages.length === 0) out.push(style.dim("   (no history messages)"));
 	if (explanation.taps.length > 0) {
 		out.push(style.bold("── Post-conversion hooks, in the order they ran"));
@@ -46,6 +69,13 @@ export function renderExplanation(
 		for (const error of loose) out.push(`   ${style.red(oneLine(error.message))}`);
 	}
 	return out;
+}
+
+/** The edits that hid an entry, in history order. */
+function hiddenEdits(edits: readonly ContextEditEffect[] | undefined): ContextEditEffect[] {
+	const hidden: ContextEditEffect[] = [];
+	if (edits !== undefined) for (const edit of edits) if (edit.effect === "hidden") hidden.push(edit);
+	return hidden;
 }
 
 function roleText(item: MessageExplanation): string {

@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
+import type { ContextEditEffect } from "../session/context-types.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { readSession } from "../session/read.js";
 import { isInstance } from "../values.js";
@@ -23,6 +24,8 @@ export interface LoadedInput {
 		entryIds: string[];
 		model: { provider: string; modelId: string } | null;
 		thinkingLevel: string;
+		/** What the session's `context_edit` entries hid or replaced. */
+		contextEdits: ContextEditEffect[];
 	};
 }
 
@@ -111,7 +114,8 @@ function loadSession(text: string, name: string, leaf: string | undefined): Load
 			kind: "session",
 			name,
 			messages: result.messages,
-			problems: result.problems.map((problem) => problem.message),
+			// The library names its option; the CLI names its flag.
+			problems: result.problems.map((problem) => problem.message.replaceAll(" with leafId.", " with --leaf.")),
 			session: {
 				version: result.session.version,
 				entries: result.session.entries.length,
@@ -120,6 +124,7 @@ function loadSession(text: string, name: string, leaf: string | undefined): Load
 				entryIds: result.entryIds,
 				model: result.model,
 				thinkingLevel: result.thinkingLevel,
+				contextEdits: result.contextEdits,
 			},
 		};
 	} catch (error) {

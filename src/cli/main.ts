@@ -9,6 +9,7 @@ import type { Explanation, Registry } from "../registry/types.js";
 import { errorText, isInstance } from "../values.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
+import { editNotes, renderHidden } from "./context-edit-view.js";
 import { explanationToJson, renderExplanation } from "./explain-view.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
@@ -127,14 +128,17 @@ function view(
 	const sources = sourcesOf(explanation, input);
 	const lines = [...header(input, loaded, options, style), ""];
 	const counts = totals(explanation.output);
-	for (const line of renderMessages(explanation.output, counts, { style, width, sources })) lines.push(line);
+	const edits = input.session?.contextEdits;
+	const notes = editNotes(edits, input.messages.length, explanation);
+	for (const line of renderMessages(explanation.output, counts, { style, width, sources, notes })) lines.push(line);
 	if (options.explain) {
 		lines.push("");
-		for (const line of renderExplanation(explanation, input.messages, input.session?.entryIds, style)) {
+		for (const line of renderExplanation(explanation, input.messages, input.session?.entryIds, style, edits)) {
 			lines.push(line);
 		}
 	}
 	lines.push("");
+	for (const line of renderHidden(edits, style)) lines.push(line);
 	for (const line of renderFooter(counts, input.messages.length, style)) lines.push(line);
 	return lines;
 }

@@ -4,6 +4,7 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { type Style, sanitize } from "./style.js";
+import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
 /** Lines of a block shown before and after the fold. */
 const HEAD = 6;
@@ -18,6 +19,8 @@ export interface ViewOptions {
 	width: number;
 	/** Where each output came from (`bashExecution a1b2c3d4`), shown after its role. */
 	sources?: readonly (string | undefined)[];
+	/** A note on each output, shown after its facts (`content replaced by context_edit 5e6f7a8b`). */
+	notes?: readonly (string | undefined)[];
 }
 
 type Paint = (text: string) => string;
@@ -43,8 +46,10 @@ export function renderMessages(messages: readonly Message[], counts: Totals, vie
 		const message = messages[i] as Message;
 		const source = view.sources?.[i];
 		const from = source === undefined ? "" : view.style.dim(` ← ${source}`);
-		const meta = metaOf(message, counts.charsOf[i] ?? 0, view.style);
-		out.push(`${view.style.bold(`#${i}`)} ${roleLabel(message.role, view.style)}${from}${meta}`);
+		const note = view.notes?.[i];
+		const meta = metaOf(message, i, counts.charsOf[i] ?? 0, view.style);
+		const noted = note === undefined ? "" : view.style.yellow(` · ${note}`);
+		out.push(`${view.style.bold(`#${i}`)} ${roleLabel(message.role, view.style)}${from}${meta}${noted}`);
 		// Only the shown lines are made printable, and only as much of each as fits.
 		for (const line of foldedLines(bodyParts(message, view.style), view.style)) {
 			out.push(`   ${cut(sanitize(line.text.slice(0, width + 1)), width, line.paint)}`);
@@ -60,47 +65,67 @@ export interface Totals {
 	byRole: Map<unknown, number>;
 	chars: number;
 	images: number;
+	/** Tools declared by system messages (`toolsAdded`), and the characters of their schemas as JSON. */
+	tools: number;
+	toolChars: number;
 	tokens: number;
 	/** The characters of each message. */
 	charsOf: number[];
 }
 
-/** Counts per role, characters, images and pi's chars/4 token estimate (an image counted as 1,200 tokens). */
+/**
+ * Counts per role, characters, images, tools and pi's chars/4 token estimate (an image counted as
+ * 1,200 tokens; a system message's prompt text and sections as characters, its tool schemas as JSON
+ * in the estimate only, as pi's `estimateTokens` counts them).
+ */
 export function totals(messages: readonly Message[]): Totals {
 	const byRole = new Map<unknown, number>();
 	const charsOf: number[] = new Array(messages.length);
 	let chars = 0;
 	let images = 0;
+	let tools = 0;
+	let toolChars = 0;
 	let tokens = 0;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
 		byRole.set(message.role, (byRole.get(message.role) ?? 0) + 1);
 		let messageChars = 0;
 		let messageImages = 0;
-		for (const block of blocksOf(message)) {
-			if (!isBlock(block)) continue;
-			if (block.type === "image") messageImages++;
-			else messageChars += blockText(block).length;
+		let schemaChars = 0;
+		if (isSystemMessage(message)) {
+			messageChars = systemChars(message);
+			schemaChars = toolSchemaChars(message);
+			tools += toolCount(message);
+		} else {
+			for (const block of blocksOf(message)) {
+				if (!isBlock(block)) continue;
+				if (block.type === "image") messageImages++;
+				else messageChars += blockText(block).length;
+			}
 		}
 		charsOf[i] = messageChars;
 		chars += messageChars;
 		images += messageImages;
-		tokens += Math.ceil((messageChars + messageImages * IMAGE_CHARS) / 4);
+		toolChars += schemaChars;
+		tokens += Math.ceil((messageChars + messageImages * IMAGE_CHARS + schemaChars) / 4);
 	}
-	return { messages: messages.length, byRole, chars, images, tokens, charsOf };
+	return { messages: messages.length, byRole, chars, images, tools, toolChars, tokens, charsOf };
 }
 
 /** The footer: `── N model messages …`; `counts` is `totals()` of the model messages. */
 export function renderFooter(counts: Totals, inputCount: number, style: Style): string[] {
-	const { byRole, chars, images, tokens } = counts;
+	const { byRole, chars, images, tools, toolChars, tokens } = counts;
 	const roles = [...byRole].map(([role, count]) => `${format(count)} ${sanitize(role)}`).join(" · ");
 	const plural = (n: number, word: string) => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const imageText = images === 0 ? "" : ` · ${plural(images, "image")}`;
+	const toolText =
+		tools === 0 ? "" : ` · ${plural(tools, "tool")} declared (${plural(toolChars, "schema character")})`;
+	const how = `chars/4 as pi estimates, 1,200 per image${tools === 0 ? "" : ", tool schemas as JSON"}`;
 	return [
 		style.bold(
 			`── ${plural(counts.messages, "model message")} from ${plural(inputCount, "history message")}${roles === "" ? "" : `: ${roles}`}`,
 		),
-		`   ${plural(chars, "character")}${imageText} · ~${plural(tokens, "token")} ${style.dim("(chars/4 as pi estimates, 1,200 per image)")}`,
+		`   ${plural(chars, "character")}${imageText}${toolText} · ~${plural(tokens, "token")} ${style.dim(`(${how})`)}`,
 	];
 }
 
@@ -110,11 +135,18 @@ function roleLabel(role: unknown, style: Style): string {
 	if (role === "user") return style.green(role);
 	if (role === "assistant") return style.cyan(role);
 	if (role === "toolResult") return style.yellow(role);
+	if (role === "system") return style.blue(role);
 	return style.magenta(sanitize(role));
 }
 
-function metaOf(message: Message, chars: number, style: Style): string {
+function metaOf(message: Message, index: number, chars: number, style: Style): string {
 	const parts: string[] = [];
+	if (isSystemMessage(message)) {
+		const facts = systemMeta(message, index === 0);
+		parts.push(facts[0] as string, `${format(chars)} chars`);
+		for (let f = 1; f < facts.length; f++) parts.push(facts[f] as string);
+		return style.dim(` · ${parts.join(" · ")}`);
+	}
 	if (message.role === "assistant") {
 		parts.push(`${sanitize(message.provider)}/${sanitize(message.model)}`, sanitize(message.stopReason));
 	} else if (message.role === "toolResult") {
@@ -142,6 +174,7 @@ function blockText(block: Block): string {
 }
 
 function bodyParts(message: Message, style: Style): Part[] {
+	if (isSystemMessage(message)) return systemParts(message, style);
 	const parts: Part[] = [];
 	for (const block of blocksOf(message)) {
 		if (!isBlock(block)) parts.push({ text: `[${block === null ? "null" : typeof block} block]`, paint: style.dim });
