@@ -51,7 +51,7 @@ const MODEL_ROLES = new Set(["user", "assistant", "toolResult"]);
 interface Hardening {
 	escape: boolean;
 	fences: boolean;
-	images: "off" | "pi" | "keepUserText";
+	images: "off" | "pi" | "keepUserText" | "strict";
 	lint: "off" | "report" | "repair";
 	isolate: boolean;
 }
@@ -59,7 +59,7 @@ interface Hardening {
 const arbHardening: fc.Arbitrary<Hardening> = fc.record({
 	escape: fc.boolean(),
 	fences: fc.boolean(),
-	images: fc.constantFrom("off", "pi", "keepUserText"),
+	images: fc.constantFrom("off", "pi", "keepUserText", "strict"),
 	lint: fc.constantFrom("off", "report", "repair"),
 	isolate: fc.boolean(),
 });
@@ -68,7 +68,8 @@ function hardened(h: Hardening): Registry {
 	const registry = createDefaultRegistry({ isolate: h.isolate });
 	if (h.escape) registry.use(escapeSummaries());
 	if (h.fences) registry.use(safeFences());
-	if (h.images !== "off") registry.use(blockImages({ keepUserText: h.images === "keepUserText" }));
+	if (h.images !== "off")
+		registry.use(blockImages({ keepUserText: h.images === "keepUserText", strictImages: h.images === "strict" }));
 	if (h.lint !== "off") registry.use(lint({ mode: h.lint, imagesBlocked: h.images !== "off" }));
 	return registry;
 }
