@@ -1,4 +1,5 @@
 export { LintError, type LintErrorDetails } from "../errors.js";
+export { isImageBlock, isNonTextBlock, type LiveSetting } from "../values.js";
 export { BLOCK_IMAGES_PLUGIN, type BlockImagesOptions, blockImages, IMAGE_PLACEHOLDER } from "./block-images.js";
 export {
 	ESCAPE_SUMMARIES_PLUGIN,
