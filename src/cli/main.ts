@@ -221,7 +221,7 @@ function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: C
 	}
 	const plugins = ["pi's default preset"];
 	for (const { spec, plugins: list } of loaded) {
-		plugins.push(`${list.map((p) => shown(p.name)).join(", ")} (${shown(spec)})`);
+		plugins.push(`${list.map((p) => shown(p.name)).join(", ")} (${shown(spec, 1000)})`);
 	}
 	if (options.blockImages) plugins.push("block-images");
 	return [parts.join(style.dim(" · ")), style.dim(`converted with ${plugins.join(" + ")}`)];
