@@ -115,13 +115,23 @@ export class MismatchLog {
 }
 
 /** The lines of a mismatch report: the input, both outputs and the first difference. */
-export function mismatchText(label: string, input: unknown, ours: unknown, theirs: unknown): string {
+export function mismatchText(
+	label: string,
+	input: unknown,
+	ours: unknown,
+	theirs: unknown,
+	names: { ours: string; theirs: string } = { ours: "ours", theirs: "pi 1.6.0" },
+): string {
 	const diff = firstDifference(ours, theirs);
+	const pad = Math.max(names.ours.length, names.theirs.length, "input".length) + 1;
+	const line = (name: string, value: unknown): string => `      ${`${name}:`.padEnd(pad)} ${show(value)}`;
 	return [
-		`${label}`,
-		`      input:    ${show(input)}`,
-		`      pi 1.6.0: ${show(theirs)}`,
-		`      ours:     ${show(ours)}`,
-		diff ? `      first difference at ${diff.path}: pi ${show(diff.pi, 400)}, ours ${show(diff.ours, 400)}` : "",
+		label,
+		line("input", input),
+		line(names.theirs, theirs),
+		line(names.ours, ours),
+		diff
+			? `      first difference at ${diff.path}: ${names.theirs} ${show(diff.pi, 400)}, ${names.ours} ${show(diff.ours, 400)}`
+			: "",
 	].join("\n");
 }
