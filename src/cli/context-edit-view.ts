@@ -5,13 +5,10 @@
  */
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
-import { type Style, sanitize } from "./style.js";
+import { type Style, shown } from "./style.js";
 
-/** An id or a role as shown: sanitized, and cut (a hostile file may hold a megabyte-long id). */
-export function idText(value: unknown): string {
-	const text = sanitize(typeof value === "string" && value.length > 160 ? value.slice(0, 160) : value);
-	return text.length <= 40 ? text : `${text.slice(0, 39)}…`;
-}
+/** An id or a role from the file, as shown: sanitized and cut (a hostile file may hold a megabyte-long id). */
+export const idText = (value: unknown): string => shown(value, 40);
 
 /** `entry 1a2b3c4d (user) hidden by context_edit 5e6f7a8b`. */
 export const hiddenText = (edit: ContextEditEffect): string =>

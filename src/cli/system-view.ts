@@ -2,7 +2,7 @@
  * How the view shows a `system` message (pi 1.x: the system prompt and the tool loadout, or a later
  * change to them): its header facts, its body (content, then each section), and what it counts.
  */
-import { type Style, sanitize } from "./style.js";
+import { type Style, shown } from "./style.js";
 
 /**
  * pi-ai 1.x's `SystemMessage`, declared by shape (pi-ai 0.73.1 has none). Every field is read
@@ -126,9 +126,5 @@ function list(names: readonly string[]): string {
 	return `${names.slice(0, MAX_NAMES).join(", ")} +${names.length - MAX_NAMES} more`;
 }
 
-function cutName(value: unknown): string {
-	const text = sanitize(
-		typeof value === "string" && value.length > MAX_NAME * 4 ? value.slice(0, MAX_NAME * 4) : value,
-	);
-	return text.length <= MAX_NAME ? text : `${text.slice(0, MAX_NAME - 1)}…`;
-}
+/** A tool or section name as shown: sanitized and cut. */
+const cutName = (value: unknown): string => shown(value, MAX_NAME);
