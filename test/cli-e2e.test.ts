@@ -222,6 +222,19 @@ describe("the convert-to-llm binary when a run cannot finish", () => {
 		oneLine(spawn(["--json", "--plugin", path, MESSAGES]), 2, /a promise rejected outside the conversion: late\./);
 	});
 
+	it("should print no unhandled-rejection stack when a plugin's tap throws a Proxy whose traps throw", () => {
+		const path = plugin(
+			"bomb.mjs",
+			'const bomb = () => new Proxy({}, { getPrototypeOf() { throw bomb(); }, get() { throw bomb(); } });\nexport default { name: "b", apply(r) { r.hooks.afterConvert.tap("b", () => { throw bomb(); }); } };',
+		);
+		for (const args of [["--json"], [], ["--strict"]]) {
+			const run = spawn([...args, "--plugin", path, MESSAGES]);
+			expect([0, 1, 2]).toContain(run.status);
+			expect(run.stderr).toMatch(/^(convert-to-llm: [^\n]*\n)*$/);
+			expect(run.stderr).not.toMatch(/\n\s+at |UnhandledPromiseRejection/);
+		}
+	});
+
 	it("should exit 2 with one line, not a stack trace, when stdout is a full disk (/dev/full)", () => {
 		for (const args of ["--json", "--explain", ""]) {
 			oneLine(
