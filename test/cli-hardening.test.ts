@@ -258,6 +258,18 @@ describe("oneLine", () => {
 });
 
 describe("convert-to-llm with a 100 KB role name", () => {
+	it("should quote the role cut once, in a warning and under --strict", async () => {
+		const stdin = JSON.stringify([{ role: "r".repeat(100_000), content: "x", timestamp: 0 }]);
+		const lenient = await cli(["-"], { stdin });
+		expect(lenient.code).toBe(0);
+		const body = lenient.stderr.slice("convert-to-llm: warning: ".length, -1);
+		expect(body).toMatch(/^No converter for role "r{80}… \(\d+ more characters\)" \(message 0\)\./);
+		expect(body).toContain(`register("${"r".repeat(80)}… (99,920 more characters)", converter`);
+		expect(body.length).toBeLessThan(400);
+		const strict = await cli(["--strict", "-"], { stdin });
+		expect(strict).toMatchObject({ code: 1, stderr: `convert-to-llm: ${body} (--strict)\n` });
+	});
+
 	it.each([[["-"]], [["--explain", "-"]]])(
 		"should take no longer for whitespace than for letters, with capped lines (%j)",
 		async (argv) => {

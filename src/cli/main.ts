@@ -85,9 +85,9 @@ async function run(io: CliIo): Promise<number> {
 	);
 	const registry = createRegistryFor(options, loaded);
 	// Raw texts: only the warnings shown are made into lines.
-	const warnings: unknown[] = [...input.problems];
+	const warnings: string[] = [...input.problems];
 	if (options.strict && warnings.length > 0) {
-		throw new CliError(`${oneLine(warnings[0])} (--strict)`, ExitCode.PROBLEM);
+		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
 	if (!options.strict) registry.hooks.error.tap("convert-to-llm:cli", (error) => warnings.push(error.message));
 
@@ -106,7 +106,7 @@ async function run(io: CliIo): Promise<number> {
 	const explanation = await registry.explainAsync(input.messages);
 	for (const error of explanation.errors) warnings.push(error.message);
 	if (options.strict && !options.explain && explanation.errors.length > 0) {
-		throw new CliError(`${oneLine(warnings[0])} (--strict)`, ExitCode.PROBLEM);
+		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
 	const code = options.json
 		? write(io, `${json(stringify(() => explanationToJson(explanation)))}\n`)
@@ -227,7 +227,7 @@ function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: C
 	return [parts.join(style.dim(" · ")), style.dim(`converted with ${plugins.join(" + ")}`)];
 }
 
-function writeWarnings(io: CliIo, warnings: readonly unknown[], explained: boolean): void {
+function writeWarnings(io: CliIo, warnings: readonly string[], explained: boolean): void {
 	const shownCount = Math.min(warnings.length, MAX_WARNINGS);
 	for (let i = 0; i < shownCount; i++) io.stderr.write(`convert-to-llm: warning: ${oneLine(warnings[i])}\n`);
 	if (warnings.length > shownCount) {
