@@ -20,7 +20,7 @@ export interface MigratedSession {
  * Migrates `raw` (the header first) to version 3. `lines[i]` is the line of `raw[i]`.
  *
  * Version 1 entries have no ids: pi gives them random ones and rewrites the file; here each gets its
- * line number padded to 8 digits, so `--leaf` can name it and every read gives the same ids.
+ * line number padded to 8 digits, so `leafId` (the CLI's `--leaf`) can name it and every read gives the same ids.
  */
 export function migrateEntries(raw: readonly RawEntry[], lines: readonly number[]): MigratedSession {
 	const header = raw[0] as unknown as SessionHeader;

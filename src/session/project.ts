@@ -52,7 +52,7 @@ export function entryMessages(entry: SessionEntry, at: number, reporter: Reporte
 			if (message.role === "system") return [{ ...message, content: "" } as unknown as AgentMessage];
 			if (CONTENT_ARRAY.has(message.role)) return [{ ...message, content: [] } as unknown as AgentMessage];
 		}
-		return [entry.message];
+		return [entry.message as AgentMessage];
 	}
 	if (entry.type === "custom_message") {
 		const { customType, display, details, timestamp } = entry;
@@ -81,7 +81,7 @@ export function entryMessages(entry: SessionEntry, at: number, reporter: Reporte
 
 /** A `message` entry of a `system` message (pi 1.x's prompt and tools), which a compaction's kept range leaves out. */
 export const isSystemEntry = (entry: SessionEntry): boolean =>
-	entry.type === "message" && (entry.message as { role?: unknown } | null | undefined)?.role === "system";
+	entry.type === "message" && entry.message?.role === "system";
 
 /** What an edit made of an entry's messages. */
 export type Edited =

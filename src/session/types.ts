@@ -80,7 +80,8 @@ export interface SessionEntryBase {
  */
 export interface SessionMessageEntry extends SessionEntryBase {
 	type: "message";
-	message: AgentMessage;
+	/** A history message; in a pi 1.x file also a `system` message, which 0.73.1's `AgentMessage` does not declare. */
+	message: AgentMessage | SessionSystemMessage;
 }
 
 /**
