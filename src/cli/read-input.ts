@@ -49,7 +49,11 @@ export function formatSize(bytes: number): string {
 /** The error for input over the limit; `what` is `stdin` or a quoted path. */
 export const tooLarge = (what: string, maxBytes: number): CliError =>
 	new CliError(
-		`${what} is larger than ${formatSize(maxBytes)}, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input (Node holds at most about 512 MiB of text).`,
+		`${what} is larger than ${formatSize(maxBytes)}, the most the CLI reads (--max-input). ${
+			maxBytes < DEFAULT_MAX_INPUT
+				? "Pass a smaller history, or raise --max-input."
+				: "Pass a smaller history: Node holds at most about 512 MiB of text as one string."
+		}`,
 	);
 
 /**
