@@ -8,6 +8,8 @@ export default defineConfig({
 		preset: "src/preset.ts",
 		hooks: "src/hooks/index.ts",
 		session: "src/session/index.ts",
+		// The pi extension (package.json `pi.extensions`) and its API for other extensions.
+		pi: "src/pi/index.ts",
 		// The `convert-to-llm` bin: its source starts with a `#!/usr/bin/env node` line, which esbuild
 		// keeps (and tsup then makes the file executable). Built with the library so that it shares
 		// its chunks: a plugin loaded with --plugin and the CLI then use the same error classes.
@@ -21,6 +23,7 @@ export default defineConfig({
 			preset: "src/preset.ts",
 			hooks: "src/hooks/index.ts",
 			session: "src/session/index.ts",
+			pi: "src/pi/index.ts",
 		},
 	},
 	splitting: true,

@@ -1,0 +1,70 @@
+/**
+ * `/llm-context [--json]`: what the next request sends, as convert-to-llm makes it of pi's session
+ * context. In the TUI a scrollable panel; in RPC mode the plain text as a notification; in print and
+ * JSON modes on stdout (print) or stderr (JSON, whose stdout is pi's event stream).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { EXTENSION_NAME, type Host, thrownText } from "./host.js";
+import { showPanel } from "./panel.js";
+import type { PiContext, PiSessionManager } from "./pi-api.js";
+import { report } from "./report.js";
+import { hardeningText } from "./settings.js";
+import { viewJson, viewLines } from "./view.js";
+
+/** The command's name: pi has no built-in `/llm-context`. */
+export const COMMAND = "llm-context";
+
+/** The session's history as pi builds it for the next request, and each message's entry where pi says. */
+export function sessionHistory(sessionManager: PiSessionManager): { messages: AgentMessage[]; entryIds?: string[] } {
+	if (typeof sessionManager.buildSessionContext !== "function") {
+		throw new Error("this pi's session manager cannot build the session context");
+	}
+	const { messages } = sessionManager.buildSessionContext();
+	if (typeof sessionManager.buildSessionProjection !== "function") return { messages };
+	const entryIds: string[] = [];
+	for (const entry of sessionManager.buildSessionProjection().entries) {
+		for (let i = 0; i < entry.messages.length; i++) entryIds.push(entry.sourceEntry.id);
+	}
+	return entryIds.length === messages.length ? { messages, entryIds } : { messages };
+}
+
+/** Runs the command: never throws (a failure is shown as an error). */
+export async function runCommand(host: Host, args: string, ctx: PiContext): Promise<void> {
+	try {
+		const json = args.trim() === "--json";
+		const { messages, entryIds } = sessionHistory(ctx.sessionManager);
+		const { registry, plugins, problems } = host.build();
+		const explanation = await registry.explainAsync(messages);
+		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
+		const hardening = hardeningText(host.hardening());
+		const text = json
+			? viewJson(explanation)
+			: viewLines({
+					messages,
+					explanation,
+					entryIds,
+					sessionFile: ctx.sessionManager.getSessionFile(),
+					leafId: ctx.sessionManager.getLeafId?.(),
+					plugins: named,
+					hardening,
+					width: 120,
+				}).join("\n");
+		await show(ctx, text, json);
+		report(ctx, problems);
+	} catch (error) {
+		report(ctx, [`/${COMMAND} failed: ${thrownText(error)}`], "error");
+	}
+}
+
+async function show(ctx: PiContext, text: string, json: boolean): Promise<void> {
+	const mode = ctx.mode ?? (ctx.hasUI ? "rpc" : "print");
+	if (mode === "tui" && !json && typeof ctx.ui.custom === "function") {
+		await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, text.split("\n"));
+	} else if (ctx.hasUI) {
+		ctx.ui.notify(text, "info");
+	} else if (mode === "json") {
+		process.stderr.write(`${text}\n`);
+	} else {
+		process.stdout.write(`${text}\n`);
+	}
+}

@@ -1,0 +1,65 @@
+/**
+ * The convert-to-llm pi extension: pi's history goes through a convert-to-llm registry before every
+ * model request. With the default configuration that registry is pi's own conversion, so requests
+ * are byte for byte what pi sends without the extension; the user's switches add hardening plugins,
+ * other extensions add roles and filters over `pi.events`, and `/llm-context` shows the result.
+ */
+import { COMMAND, runCommand } from "./command.js";
+import { createHost } from "./host.js";
+import type { PiContext, PiExtensionApi } from "./pi-api.js";
+import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
+import { report } from "./report.js";
+import { convertRequest } from "./request.js";
+import { DEFAULT_HARDENING, readHardening, registerFlag } from "./settings.js";
+
+/**
+ * Whether this pi has the `context_with_system` event (pi 0.87 and later): it sees the full
+ * transcript, system messages included, and sends what it returns as it is. pi says nothing about
+ * its events, so the line is told by an API of the same era that 0.73.1 lacks
+ * (`pi.registerVirtualModel`, 0.99); between 0.87 and 0.99 the extension falls back to `context`.
+ */
+const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVirtualModel === "function";
+
+/**
+ * The extension's factory, the package's `pi.extensions` entry (`dist/pi.js`).
+ *
+ * Contract: registers the `--convert-to-llm` flag, the `/llm-context` command, one request handler
+ * (`context_with_system` on pi 1.x, `context` on 0.73.1) and a listener for plugin offers on
+ * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
+ * starts nothing (no timers, files or sockets). The configuration is read at `session_start`.
+ *
+ * @example
+ * pi -e npm:convert-to-llm --convert-to-llm escapeSummaries,safeFences
+ */
+export default function convertToLlmExtension(pi: PiExtensionApi): void {
+	const host = createHost(pi, DEFAULT_HARDENING);
+	// Problems with offers arrive without a ctx to show them with: shown at the next chance.
+	const pending: string[] = [];
+	const flush = (ctx: PiContext): void => {
+		if (pending.length > 0) report(ctx, pending.splice(0));
+	};
+
+	registerFlag(pi);
+	pi.events.on(USE_CHANNEL, (data) => {
+		for (const problem of host.offer(data)) pending.push(problem);
+	});
+	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
+		const { hardening, problems } = readHardening(pi);
+		host.configure(hardening);
+		report(ctx, problems);
+		flush(ctx);
+	});
+	const onRequest = (event: { messages: Parameters<typeof convertRequest>[1] }, ctx: PiContext) => {
+		flush(ctx);
+		return convertRequest(host, event.messages, ctx);
+	};
+	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", onRequest);
+	pi.registerCommand(COMMAND, {
+		description: "Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only)",
+		handler: (args, ctx) => {
+			flush(ctx);
+			return runCommand(host, args, ctx);
+		},
+	});
+	pi.events.emit(READY_CHANNEL, { version: 1 });
+}

@@ -1,0 +1,145 @@
+/**
+ * The shared registry of one pi runtime: pi's default preset, the plugins other extensions offered
+ * (in offer order, by name), then the hardening plugins the user turned on. Built when first needed
+ * and again only when an offer or the configuration changes; every request then just calls it.
+ */
+import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
+import type { Plugin, Registry } from "../index.js";
+import { createDefaultRegistry } from "../preset.js";
+import type { PiExtensionApi } from "./pi-api.js";
+import { type PiHardening, piBlocksImages } from "./settings.js";
+
+/** Name of the extension, in warnings and in the view's header. */
+export const EXTENSION_NAME = "convert-to-llm";
+
+/** A plugin another extension offered, and who offered it. */
+export interface OfferedPlugin {
+	plugin: Plugin;
+	from: string;
+}
+
+/** The registry and what went wrong building it. */
+export interface BuiltRegistry {
+	registry: Registry;
+	/** The offered plugins in use, in order (one that failed to apply is left out and named in `problems`). */
+	plugins: readonly OfferedPlugin[];
+	problems: readonly string[];
+}
+
+/**
+ * The extension's registry host.
+ *
+ * Contract: `offer` validates what another extension sent (anything may arrive on `pi.events`) and
+ * returns the problems with it; `build` returns the same registry until `offer` or `configure`
+ * changes something. A plugin whose `apply` throws is left out (the registry is rebuilt without it)
+ * and reported; the others still apply.
+ *
+ * @example
+ * const host = createHost(pi); host.configure(hardening); const { registry } = host.build();
+ */
+export interface Host {
+	offer(data: unknown): string[];
+	configure(hardening: PiHardening): void;
+	hardening(): PiHardening;
+	build(): BuiltRegistry;
+}
+
+export function createHost(pi: PiExtensionApi, initial: PiHardening): Host {
+	const offered = new Map<string, OfferedPlugin>();
+	let hardening = initial;
+	let built: BuiltRegistry | undefined;
+	const imagesBlocked = () => hardening.blockImages || piBlocksImages(pi);
+
+	const build = (): BuiltRegistry => {
+		const failed = new Set<OfferedPlugin>();
+		const problems: string[] = [];
+		for (;;) {
+			const registry = createDefaultRegistry();
+			const plugins: OfferedPlugin[] = [];
+			let retry = false;
+			for (const item of offered.values()) {
+				if (failed.has(item)) continue;
+				try {
+					registry.use(item.plugin);
+					plugins.push(item);
+				} catch (error) {
+					failed.add(item);
+					problems.push(
+						`plugin "${item.plugin.name}" from ${item.from} failed to apply and is not used: ${thrownText(error)}`,
+					);
+					retry = true;
+					break;
+				}
+			}
+			if (retry) continue;
+			for (const plugin of hardeningPlugins(hardening, imagesBlocked)) registry.use(plugin);
+			return { registry, plugins, problems };
+		}
+	};
+
+	return {
+		offer(data) {
+			const problems = offerProblems(data);
+			if (problems.length > 0) return problems;
+			const { from, plugins } = data as { from: string; plugins: Plugin[] };
+			for (const plugin of plugins) {
+				offered.delete(plugin.name);
+				offered.set(plugin.name, { plugin, from });
+			}
+			built = undefined;
+			return [];
+		},
+		configure(next) {
+			hardening = next;
+			built = undefined;
+		},
+		hardening: () => hardening,
+		build() {
+			built ??= build();
+			return built;
+		},
+	};
+}
+
+/** The hardening plugins for a configuration, in the order they apply. */
+function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean): Plugin[] {
+	const plugins: Plugin[] = [];
+	if (hardening.escapeSummaries) plugins.push(escapeSummaries());
+	if (hardening.safeFences) plugins.push(safeFences());
+	if (hardening.blockImages || hardening.strictImages) {
+		plugins.push(blockImages({ enabled: imagesBlocked, strictImages: hardening.strictImages }));
+	}
+	if (hardening.lint !== "off") plugins.push(lint({ mode: hardening.lint, imagesBlocked }));
+	return plugins;
+}
+
+/** What is wrong with an offer; nothing when it is `{ from: string, plugins: Plugin[] }`. */
+function offerProblems(data: unknown): string[] {
+	if (data === null || typeof data !== "object")
+		return ["an offer on pi.events must be { from, plugins }; it was ignored."];
+	const { from, plugins } = data as { from?: unknown; plugins?: unknown };
+	const who = typeof from === "string" && from !== "" ? from : "an extension that did not say its name";
+	if (!Array.isArray(plugins)) return [`${who} offered no plugins list; the offer was ignored.`];
+	for (const plugin of plugins) {
+		const named =
+			plugin !== null &&
+			typeof plugin === "object" &&
+			typeof (plugin as Plugin).name === "string" &&
+			(plugin as Plugin).name !== "" &&
+			typeof (plugin as Plugin).apply === "function";
+		if (!named)
+			return [`${who} offered something that is not a plugin { name, apply(registry) }; the offer was ignored.`];
+	}
+	return typeof from === "string" && from !== ""
+		? []
+		: [`${who}: an offer must name its extension (from); it was ignored.`];
+}
+
+/** The message of anything thrown, never throwing itself. */
+export function thrownText(error: unknown): string {
+	try {
+		return error instanceof Error ? error.message : String(error);
+	} catch {
+		return "(a value that cannot be shown)";
+	}
+}

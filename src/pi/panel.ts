@@ -1,0 +1,52 @@
+/**
+ * A scrollable text panel for pi's TUI (`ctx.ui.custom`), built from a plain object: pi-tui's
+ * `Component` is an interface, so the extension needs nothing from pi-tui at run time.
+ */
+import type { PiContext } from "./pi-api.js";
+
+/** Lines shown at once. */
+const PAGE = 30;
+
+const KEYS = {
+	up: ["\x1b[A", "k"],
+	down: ["\x1b[B", "j"],
+	pageUp: ["\x1b[5~", "b"],
+	pageDown: ["\x1b[6~", " "],
+	close: ["\x1b", "q", "\r", "\n", "\x03"],
+} as const;
+
+interface Tui {
+	requestRender(): void;
+}
+
+/** Shows `lines` under `title` until the user presses q, Escape or Enter. */
+export async function showPanel(ctx: PiContext, title: string, lines: readonly string[]): Promise<void> {
+	await ctx.ui.custom?.((tui: Tui, _theme: unknown, _keys: unknown, done: (result: undefined) => void) => {
+		let top = 0;
+		const last = Math.max(0, lines.length - PAGE);
+		const scroll = (to: number): void => {
+			top = Math.min(last, Math.max(0, to));
+			tui.requestRender();
+		};
+		return {
+			render(width: number): string[] {
+				const clip = (text: string): string =>
+					text.length >= width ? `${text.slice(0, Math.max(0, width - 2))}…` : text;
+				const end = Math.min(lines.length, top + PAGE);
+				const out = [
+					clip(`${title} · lines ${top + 1}–${end} of ${lines.length} · ↑↓ space b to scroll, q to close`),
+				];
+				for (let i = top; i < end; i++) out.push(clip(lines[i] ?? ""));
+				return out;
+			},
+			handleInput(data: string): void {
+				if ((KEYS.close as readonly string[]).includes(data)) done(undefined);
+				else if ((KEYS.up as readonly string[]).includes(data)) scroll(top - 1);
+				else if ((KEYS.down as readonly string[]).includes(data)) scroll(top + 1);
+				else if ((KEYS.pageUp as readonly string[]).includes(data)) scroll(top - PAGE);
+				else if ((KEYS.pageDown as readonly string[]).includes(data)) scroll(top + PAGE);
+			},
+			invalidate(): void {},
+		};
+	});
+}

@@ -1,0 +1,58 @@
+/**
+ * One request: pi's history through the shared registry, the problems shown, and the request
+ * withheld (fail closed) when the conversion cannot be trusted.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { type Host, thrownText } from "./host.js";
+import type { PiContext, PiContextResult } from "./pi-api.js";
+import { report } from "./report.js";
+
+/** What the model receives in place of a withheld request, should pi send it despite the abort. */
+export const WITHHELD_TEXT =
+	"[convert-to-llm withheld this request: its context could not be converted safely. Nothing of the conversation was sent.]";
+
+/**
+ * The messages for one request, converted by the shared registry (pi then passes them on unchanged:
+ * they hold only model roles).
+ *
+ * Contract: never throws or rejects (pi would log the error and send the unconverted history: fail
+ * open). Problems the registry reports are shown as warnings; the request goes out with what the
+ * plugins decided (a message a hardening plugin could not read is dropped). When the conversion
+ * throws, or reports any problem under `strict`, the request is withheld: pi's run is aborted and the
+ * returned messages keep only the leading system messages (pi requires one at index 0) and a user
+ * message saying so ({@link WITHHELD_TEXT}); the reason is shown as an error.
+ *
+ * @example
+ * pi.on("context_with_system", (event, ctx) => convertRequest(host, event.messages, ctx));
+ */
+export async function convertRequest(host: Host, messages: AgentMessage[], ctx: PiContext): Promise<PiContextResult> {
+	try {
+		const { registry, problems: buildProblems } = host.build();
+		const explanation = await registry.explainAsync(messages);
+		const problems = [...buildProblems];
+		for (const error of explanation.errors) problems.push(error.message);
+		if (host.hardening().strict && explanation.errors.length > 0) {
+			return withhold(messages, ctx, problems, "the conversion reported problems and strict is on");
+		}
+		report(ctx, problems);
+		return { messages: explanation.output as AgentMessage[] };
+	} catch (error) {
+		return withhold(messages, ctx, [], `the conversion failed: ${thrownText(error)}`);
+	}
+}
+
+function withhold(messages: AgentMessage[], ctx: PiContext, problems: string[], why: string): PiContextResult {
+	report(ctx, [`request withheld (fail closed): ${why}.`, ...problems], "error");
+	try {
+		ctx.abort();
+	} catch {
+		// The returned context is the safe one either way.
+	}
+	const head: AgentMessage[] = [];
+	for (const message of messages) {
+		if ((message as { role?: unknown }).role !== "system") break;
+		head.push(message);
+	}
+	head.push({ role: "user", content: [{ type: "text", text: WITHHELD_TEXT }], timestamp: Date.now() });
+	return { messages: head };
+}

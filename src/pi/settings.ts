@@ -1,0 +1,146 @@
+/**
+ * The extension's configuration, taken the ways pi extensions take it: a `convertToLlm` object in
+ * pi's settings.json (read with `pi.getSettings()`, pi 1.x) and the `--convert-to-llm` flag (both
+ * lines; it wins over the settings, for one run). With neither, every switch is off and the extension
+ * sends exactly what pi would.
+ */
+import type { PiExtensionApi } from "./pi-api.js";
+
+/** The flag: `pi --convert-to-llm escapeSummaries,safeFences,strictImages,lint=repair`. */
+export const FLAG = "convert-to-llm";
+
+/** The key of the extension's object in pi's settings.json (global `~/.pi/agent/settings.json` or a project's). */
+export const SETTINGS_KEY = "convertToLlm";
+
+/** What `lint` does with what it finds; `off` does not run it. */
+export type PiLintMode = "off" | "report" | "repair";
+
+/**
+ * The hardening switches, each off by default.
+ *
+ * Contract: `escapeSummaries`, `safeFences` and `lint` add the plugins of the same names;
+ * `blockImages` blocks images as pi's own `images.blockImages` setting does (which is also honoured,
+ * live), and `strictImages` makes the block treat every non-text block of a user or tool result
+ * message as an image; `strict` withholds a request (fail closed) when the conversion reports any
+ * problem, instead of sending it with the offending messages dropped and a warning shown.
+ *
+ * @example
+ * { "convertToLlm": { "escapeSummaries": true, "safeFences": true, "lint": "report" } } // settings.json
+ */
+export interface PiHardening {
+	escapeSummaries: boolean;
+	safeFences: boolean;
+	blockImages: boolean;
+	strictImages: boolean;
+	lint: PiLintMode;
+	strict: boolean;
+}
+
+/** Every switch off: the default, which changes nothing on the wire. */
+export const DEFAULT_HARDENING: Readonly<PiHardening> = Object.freeze({
+	escapeSummaries: false,
+	safeFences: false,
+	blockImages: false,
+	strictImages: false,
+	lint: "off",
+	strict: false,
+});
+
+const BOOLEAN_KEYS = ["escapeSummaries", "safeFences", "blockImages", "strictImages", "strict"] as const;
+const LINT_MODES: readonly string[] = ["off", "report", "repair"];
+
+/** The configuration and what was wrong with it (one line each, to show as warnings). */
+export interface ReadHardening {
+	hardening: PiHardening;
+	problems: string[];
+}
+
+/** Registers the flag; call it from the factory. */
+export function registerFlag(pi: PiExtensionApi): void {
+	pi.registerFlag(FLAG, {
+		description:
+			"convert-to-llm hardening, comma-separated: escapeSummaries, safeFences, blockImages, strictImages, lint=report|repair, strict",
+		type: "string",
+	});
+}
+
+/** Reads the settings, then the flag over them. Never throws: what cannot be read is a problem, and stays off. */
+export function readHardening(pi: PiExtensionApi): ReadHardening {
+	const hardening: PiHardening = { ...DEFAULT_HARDENING };
+	const problems: string[] = [];
+	applySettings(pi, hardening, problems);
+	let flag: unknown;
+	try {
+		flag = pi.getFlag(FLAG);
+	} catch {
+		flag = undefined;
+	}
+	if (typeof flag === "string" && flag.trim() !== "") applyFlag(flag, hardening, problems);
+	return { hardening, problems };
+}
+
+function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: string[]): void {
+	if (typeof pi.getSettings !== "function") return;
+	let value: unknown;
+	try {
+		value = (pi.getSettings() as Record<string, unknown> | undefined)?.[SETTINGS_KEY];
+	} catch {
+		return;
+	}
+	if (value === undefined) return;
+	if (value === null || typeof value !== "object" || Array.isArray(value)) {
+		problems.push(`settings "${SETTINGS_KEY}" must be an object; it was ignored.`);
+		return;
+	}
+	for (const [key, setting] of Object.entries(value)) {
+		if (key === "lint") {
+			if (typeof setting === "string" && LINT_MODES.includes(setting)) hardening.lint = setting as PiLintMode;
+			else problems.push(`settings "${SETTINGS_KEY}.lint" must be "off", "report" or "repair"; lint stays off.`);
+		} else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
+			if (typeof setting === "boolean") hardening[key as (typeof BOOLEAN_KEYS)[number]] = setting;
+			else problems.push(`settings "${SETTINGS_KEY}.${key}" must be true or false; it stays off.`);
+		} else {
+			problems.push(`settings "${SETTINGS_KEY}" has no switch "${key}"; ${switchesText}.`);
+		}
+	}
+}
+
+const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint"].join(", ")}`;
+
+function applyFlag(flag: string, hardening: PiHardening, problems: string[]): void {
+	for (const raw of flag.split(",")) {
+		const token = raw.trim();
+		if (token === "") continue;
+		const [name, value] = token.split("=", 2) as [string, string | undefined];
+		if (name === "lint") {
+			const mode = value ?? "report";
+			if (LINT_MODES.includes(mode)) hardening.lint = mode as PiLintMode;
+			else problems.push(`--${FLAG}: lint=${mode} is not a lint mode (report, repair or off); lint stays off.`);
+		} else if ((BOOLEAN_KEYS as readonly string[]).includes(name) && (value === undefined || value === "true")) {
+			hardening[name as (typeof BOOLEAN_KEYS)[number]] = true;
+		} else if ((BOOLEAN_KEYS as readonly string[]).includes(name) && value === "false") {
+			hardening[name as (typeof BOOLEAN_KEYS)[number]] = false;
+		} else {
+			problems.push(`--${FLAG}: unknown switch "${token}"; ${switchesText}.`);
+		}
+	}
+}
+
+/** The switches that are on, for the view's header: `escapeSummaries, lint=repair`, or `none`. */
+export function hardeningText(hardening: PiHardening): string {
+	const on: string[] = BOOLEAN_KEYS.filter((key) => hardening[key]);
+	if (hardening.lint !== "off") on.push(`lint=${hardening.lint}`);
+	return on.length === 0 ? "none" : on.join(", ");
+}
+
+/** pi's own `images.blockImages` setting, read on every request (pi 1.x; `false` where pi cannot say). */
+export function piBlocksImages(pi: PiExtensionApi): boolean {
+	if (typeof pi.getSettings !== "function") return false;
+	try {
+		const images = (pi.getSettings() as { images?: { blockImages?: unknown } } | undefined)?.images;
+		return images?.blockImages === true;
+	} catch {
+		// Cannot tell: count images as blocked, the safe answer for a setting that guards them.
+		return true;
+	}
+}
