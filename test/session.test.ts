@@ -200,6 +200,13 @@ describe("buildSessionContext", () => {
 		expect(() => readSession(text, { strict: true })).toThrow(InvalidSessionError);
 	});
 
+	it("should quote a huge entry id cut, not whole, in a problem", () => {
+		const id = "i".repeat(100_000);
+		const context = readSession(jsonl(HEADER, { type: "message", id, parentId: null, timestamp: T }));
+		expect(context.problems[0]?.message).toMatch(/^entry "i{58}… \(line 2\) is a message entry without a message/);
+		expect(context.problems[0]?.entryId).toBe(id);
+	});
+
 	it("should not report an unknown entry type off the path", () => {
 		const text = jsonl(
 			HEADER,

@@ -53,7 +53,7 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 			if (strict) throw problem;
 			problems.push(problem);
 		},
-		where: (at) => `entry ${JSON.stringify((entries[at] as SessionEntry).id)} (line ${lines[at]})`,
+		where: (at) => `entry ${capped((entries[at] as SessionEntry).id)} (line ${lines[at]})`,
 	};
 
 	// Read each entry's links once: entries have many shapes, so every property read is a slow one.
