@@ -2,7 +2,8 @@
  * fast-check generators of the steps that build a pi session through its own `SessionManager`:
  * `arbOps073` for pi 0.73.1 (the steps of test/session-differential.test.ts, with the same weights),
  * `arbOps16` for pi 1.6.0, which adds system messages (a leading one often, later patches of
- * `sections` and tools), `appendContextEdit` (omit or replace), `appendUsage`, and compactions whose
+ * `sections` and tools), messages and custom message entries without content (`null` or absent),
+ * `appendContextEdit` (omit or replace), `appendUsage`, and compactions whose
  * `firstKeptEntryId` is `null` (the compaction's own id: keep nothing), an entry on the path, any
  * entry of the file, or an unknown id. The steps are data: the 1.6 ones are played in the pi 1.x
  * child (session.mjs), the 0.73.1 ones in the vitest process.
@@ -137,6 +138,33 @@ const ops16 = [
 	{
 		weight: 3,
 		arbitrary: fc.record({ op: fc.constant("message"), message: fc.oneof(arbSystemPatch, arbSystemMessage) }),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			op: fc.constant("message"),
+			// What older versions and hand edits leave: no content, or null (pi 1.x reads [] or "" for system).
+			message: fc
+				.record(
+					{
+						role: fc.constantFrom("user", "assistant", "toolResult", "system"),
+						content: fc.constantFrom(null, undefined),
+						timestamp: fc.nat(),
+					},
+					{ requiredKeys: ["role", "timestamp"] },
+				)
+				.map((message) => message as unknown as AgentMessage),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			op: fc.constant("customMessage"),
+			customType: arbName,
+			content: fc.constant(null as unknown as string),
+			display: fc.boolean(),
+			details: fc.constant(undefined),
+		}),
 	},
 	{
 		weight: 3,
