@@ -78,7 +78,7 @@ describe("the view of system messages", () => {
 			content: [{ type: "text", text: "one" }, { type: "image" }, { type: "text", text: "two" }],
 			timestamp: 0,
 		};
-		expect(view([blocks])).toEqual(["#0 system · system prompt · 7 chars", "   one", "   two"]);
+		expect(view([blocks])).toEqual(["#0 system · system prompt · 6 chars", "   one", "   two"]);
 		expect(view([{ role: "system", content: "", toolsAdded: [tool("read")], timestamp: 0 }])).toEqual([
 			"#0 system · system prompt · 0 chars · tools: read",
 			"   (no content)",

@@ -34,7 +34,8 @@ export const isSystemMessage = (message: unknown): message is SystemMessageShape
  * and every section that is not `null`.
  */
 export function systemChars(message: SystemMessageShape): number {
-	let chars = contentText(message.content).length;
+	let chars = 0;
+	for (const text of textsOf(message.content)) chars += text.length;
 	for (const [, value] of sectionsOf(message)) if (typeof value === "string") chars += value.length;
 	return chars;
 }
@@ -89,14 +90,17 @@ export function systemParts(message: SystemMessageShape, style: Style): SystemPa
 }
 
 /** pi-ai's `contentText`: a string as it is, or the text blocks joined by a line break. */
-function contentText(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
+const contentText = (content: unknown): string => textsOf(content).join("\n");
+
+/** The texts of a system message's content: the string, or each text block's text. */
+function textsOf(content: unknown): string[] {
+	if (typeof content === "string") return [content];
+	if (!Array.isArray(content)) return [];
 	const texts: string[] = [];
 	for (const block of content) {
 		if (block !== null && typeof block === "object" && block.type === "text") texts.push(String(block.text ?? ""));
 	}
-	return texts.join("\n");
+	return texts;
 }
 
 /** The sections as `[name, value]` pairs (none when `sections` is not a plain object). */
