@@ -399,6 +399,17 @@ describe("convert-to-llm view of a pi 1.x session", () => {
 		expect(run.stdout).toMatch(/ {3}96 characters · 2 tools declared \(128 schema characters\) · ~57 tokens/);
 	});
 
+	it("should show the prompt and the four tools of a session written by a real pi 1.6.0 AgentSession", async () => {
+		// Written by createAgentSession (faux provider, persisted SessionManager) and two prompts.
+		const run = await cli([fixture("pi1-agent-session.jsonl")]);
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(run.stdout).toContain(
+			"#0 system ← system ac372202 · system prompt · 2,238 chars · tools: read, bash, edit, write · sections: preamble, tools, rules, docs, cwd\n",
+		);
+		expect(run.stdout).toContain("── 5 model messages from 5 history messages: 1 system · 2 user · 2 assistant\n");
+		expect(run.stdout).toContain("   2,283 characters · 4 tools declared (2,969 schema characters) · ~1,315 tokens");
+	});
+
 	it("should say which stored entry a context_edit hid and which content it replaced, and never show the hidden text", async () => {
 		const run = await cli([PI1]);
 		expect(run.stdout).toContain(
