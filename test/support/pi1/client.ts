@@ -7,6 +7,8 @@
  * same values (`undefined` keys, `NaN`, `-0`, shared objects included).
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pack, unpack } from "./codec.mjs";
 
@@ -15,6 +17,36 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** How long `startPi1` may take: the first run installs the pinned Node into node_modules/.cache. */
 export const PI1_START_TIMEOUT = 300_000;
+
+/** The pi 1.x suites run in parallel workers; only one of them may install the pinned Node. */
+const INSTALL_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-pi-node.lock");
+/** A lock older than an install may take was left by a crashed run. */
+const STALE_LOCK_MS = 320_000;
+
+/** `resolvePiNode()` of scripts/pi-node.mjs, one caller at a time (it may run `npm install`). */
+async function piNodePath(): Promise<string> {
+	// scripts/ is plain JavaScript without declarations: import it by URL and type its one export here.
+	const piNode = (await import(new URL("../../../scripts/pi-node.mjs", import.meta.url).href)) as {
+		resolvePiNode: () => string;
+	};
+	mkdirSync(dirname(INSTALL_LOCK), { recursive: true });
+	for (;;) {
+		try {
+			mkdirSync(INSTALL_LOCK);
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+			const age = existsSync(INSTALL_LOCK) ? Date.now() - statSync(INSTALL_LOCK).mtimeMs : 0;
+			if (age > STALE_LOCK_MS) rmSync(INSTALL_LOCK, { recursive: true, force: true });
+			await new Promise((resolve) => setTimeout(resolve, 200));
+		}
+	}
+	try {
+		return piNode.resolvePiNode();
+	} finally {
+		rmSync(INSTALL_LOCK, { recursive: true, force: true });
+	}
+}
 
 /** A running pi 1.x child. */
 export interface Pi1Child {
@@ -34,11 +66,7 @@ interface Reply {
 
 /** Starts the child and waits until pi 1.x is imported there. */
 export async function startPi1(): Promise<Pi1Child> {
-	// scripts/ is plain JavaScript without declarations: import it by URL and type its one export here.
-	const piNode = (await import(new URL("../../../scripts/pi-node.mjs", import.meta.url).href)) as {
-		resolvePiNode: () => string;
-	};
-	const execPath = piNode.resolvePiNode();
+	const execPath = await piNodePath();
 	const child: ChildProcess = fork(CHILD, [], {
 		cwd: ROOT,
 		execPath,
