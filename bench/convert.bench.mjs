@@ -79,8 +79,9 @@ const CASES = {
 		setup: async () => {
 			const touched = createRegistry();
 			for (const plugin of defaultPreset) touched.use(plugin);
-			touched.hooks.convert.for("neverUsedRole");
-			touched.hooks.convertCustom.for("neverUsedType");
+			// Every hook asked about, none tapped: the pipeline skips a hook whose isUsed() is false.
+			for (const hook of Object.values(touched.hooks)) hook.isUsed();
+			touched.converters("neverUsedRole");
 			return [touched.convert, createDefaultRegistry().convert];
 		},
 	},

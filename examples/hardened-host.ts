@@ -1,7 +1,8 @@
 /**
  * Demonstrates a host that handles untrusted summaries turning every hardening option on:
  * `createDefaultRegistry({ isolate: true })` with `escapeSummaries()`, `safeFences()`,
- * `blockImages({ keepUserText: true })` and `lint({ mode: "repair", imagesBlocked: true })`. The
+ * `excludeCustomMessages()`, `blockImages({ keepUserText: true })` and
+ * `lint({ mode: "repair", imagesBlocked: true })`. The
  * history holds what upstream pi 0.73.1 mishandles: a compaction summary that closes its own
  * `<summary>` tag, bash output with a fenced block and a command with backticks, an extension message
  * excluded from context, a user's text equal to the image placeholder, an empty message and a tool
@@ -20,7 +21,7 @@ import {
 	createCompactionSummaryMessage,
 	createCustomMessage,
 } from "convert-to-llm";
-import { blockImages, escapeSummaries, LintError, lint, safeFences } from "convert-to-llm/hooks";
+import { blockImages, escapeSummaries, excludeCustomMessages, LintError, lint, safeFences } from "convert-to-llm/hooks";
 import { convertToLlm, createDefaultRegistry } from "convert-to-llm/preset";
 
 const settings = { blockImages: true };
@@ -28,6 +29,7 @@ const settings = { blockImages: true };
 const registry = createDefaultRegistry({ isolate: true })
 	.use(escapeSummaries())
 	.use(safeFences())
+	.use(excludeCustomMessages())
 	.use(blockImages({ enabled: () => settings.blockImages, keepUserText: true }))
 	.use(lint({ mode: "repair", imagesBlocked: () => settings.blockImages }));
 const problems: ConvertToLlmError[] = [];
@@ -53,10 +55,11 @@ const catReadme: BashExecutionMessage = {
 	truncated: false,
 	timestamp: at(1),
 };
-const privateNote: CustomMessage = {
+// No pi version has the field on custom messages (pi sends them all): excludeCustomMessages() honours it.
+const privateNote = {
 	...createCustomMessage("vault", "token=ghp_example_secret", true, undefined, "2025-01-31T12:02:00Z"),
 	excludeFromContext: true, // shown to the user, never sent
-};
+} as CustomMessage;
 const history: AgentMessage[] = [
 	hostile,
 	catReadme,
@@ -108,7 +111,8 @@ assert.ok(
 );
 assert.ok(textOf(hardened[1]).endsWith("Then run the tests.\n````"), "the output's own fence stays inside");
 
-// pi 0.73.1 would send it (it predates the field); convert-to-llm's custom converter honours it in every preset.
+// pi sends it (no pi version has the field on custom messages), and so does the default preset.
+assert.ok(JSON.stringify(upstream).includes("ghp_example_secret"), "upstream: the note is sent");
 assert.ok(!JSON.stringify(hardened).includes("ghp_example_secret"), "the excluded note never reaches the model");
 
 const [words, placeholder] = (hardened[2]?.content ?? []) as { type: string; text?: string }[];
@@ -119,8 +123,8 @@ assert.deepEqual(
 );
 assert.ok(!JSON.stringify(hardened).includes('"type":"image"'), "no image reaches the model");
 
-assert.equal(textOf(upstream[3]), "", "the default preset sends the empty extension message");
-assert.equal(hardened.length, upstream.length - 1, "lint's repair dropped it");
+assert.equal(textOf(upstream[4]), "", "the default preset sends the empty extension message");
+assert.equal(hardened.length, upstream.length - 2, "the note was excluded and lint's repair dropped the empty one");
 const orphan = problems.find((p) => p instanceof LintError && p.rule === "orphan-tool-result");
 assert.ok(orphan instanceof LintError, "the tool result without its call is reported");
 assert.equal(orphan.index, 5, "with its input index");

@@ -1,5 +1,3 @@
-import type { LintRule } from "./hooks/lint.js";
-
 /**
  * One error family for everything convert-to-llm reports or throws.
  *
@@ -25,6 +23,7 @@ export const ErrorCode = Object.freeze({
 	DUPLICATE_CONVERTER: "CONVERT_TO_LLM_DUPLICATE_CONVERTER",
 	INVALID_PLUGIN: "CONVERT_TO_LLM_INVALID_PLUGIN",
 	ASYNC_HOOK_IN_SYNC_CONVERT: "CONVERT_TO_LLM_ASYNC_HOOK_IN_SYNC_CONVERT",
+	ASYNC_HOOK_TIMEOUT: "CONVERT_TO_LLM_ASYNC_HOOK_TIMEOUT",
 	LINT: "CONVERT_TO_LLM_LINT",
 	INVALID_SESSION: "CONVERT_TO_LLM_INVALID_SESSION",
 } as const);
@@ -105,11 +104,13 @@ export class UnknownRoleError extends ConvertToLlmError {
 
 /**
  * A converter or a hook tap threw, rejected, or returned something that is not a pi-ai `Message` (for
- * a waterfall tap: not an array of them); or `isolate` could not copy a message.
+ * a waterfall tap: not an array of them); `isolate` could not copy a message; or the final check of
+ * the output found an entry that is not a pi-ai `Message` (a tap changed the array in place).
  *
- * Contract: lenient registries report it on `hooks.error` and go on without the culprit's result: the
- * next converter for the role decides (the message is dropped if none does), a tap's change is
- * skipped, an uncopyable message is passed on as it is. Strict ones throw it (`convertAsync` rejects
+ * Contract: reported once per input message, whatever the number of converters that failed on it.
+ * Lenient registries report it on `hooks.error` and go on without the culprit's result: the next
+ * converter for the role decides (the message is dropped if none does), a tap's change is skipped,
+ * an uncopyable message or a rejected output entry is dropped. Strict ones throw it (`convertAsync` rejects
  * with it). A converter's failure sets `role`, `index`, `plugin` and, for `custom`, `customType`; a
  * tap's sets `plugin`; `cause` is what was thrown, when something was. Our own errors thrown by a
  * converter or tap are passed on as they are, never wrapped in this.
@@ -148,8 +149,8 @@ export class InvalidMessageError extends ConvertToLlmError {
 /**
  * A second converter registered for the same role (or `customType`) without `override: true`.
  *
- * Contract: always thrown, whatever `strict` says, by `register` (or a direct tap on `hooks.convert` /
- * `hooks.convertCustom`) and so by the `use()` that called it; that converter is not registered. Sets
+ * Contract: always thrown, whatever `strict` says, by `register` and so by the `use()` that called
+ * it; that converter is not registered. Sets
  * `plugin` (the newcomer), `role` and, for a `customType` converter, `customType`.
  *
  * @example
@@ -169,7 +170,8 @@ export class DuplicateConverterError extends ConvertToLlmError {
  * A plugin without a name or an `apply` function, or a converter registered without a name.
  *
  * Contract: always thrown, whatever `strict` says: by `use()` (not a plugin object, no name, no
- * `apply`, or an `apply` that threw an error not ours, as `cause`) and by `register()` (no
+ * `apply`, a name another plugin object of the registry already has, or an `apply` that threw an
+ * error not ours, as `cause`), by `exclude()` (no `options.name`) and by `register()` (no
  * `options.name`, a role that is not a string, a converter that is not a function, a `customType`
  * that is not a string or not on role `custom`). Sets `plugin` when the name is known, `role` where
  * one is involved.
@@ -206,6 +208,67 @@ export class AsyncHookInSyncConvertError extends ConvertToLlmError {
 		super(ErrorCode.ASYNC_HOOK_IN_SYNC_CONVERT, message, details);
 	}
 }
+
+/**
+ * An `afterConvertAsync` tap did not settle within the registry's `asyncTimeoutMs`.
+ *
+ * Contract: the conversion fails closed, since the stuck tap may be the one that redacts: a lenient
+ * `convertAsync` reports it on `hooks.error` and resolves with `[]`, a strict one rejects with it,
+ * `explainAsync` collects it (its `output` is `[]`); later taps do not run. Sets `plugin` (the tap).
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof AsyncHookTimeoutError) log.error(`${error.plugin} hung; nothing was sent`);
+ * });
+ */
+export class AsyncHookTimeoutError extends ConvertToLlmError {
+	constructor(message: string, details: ErrorDetails = {}) {
+		super(ErrorCode.ASYNC_HOOK_TIMEOUT, message, details);
+	}
+}
+
+/**
+ * What the lint checks:
+ * - `empty-content`: a `user` or `assistant` message with no content (an empty string or array, or
+ *   only blank text blocks, blank meaning whitespace of at most 256 characters); providers reject it.
+ *   A `toolResult` may be empty: it still answers its call; so may a `system` message (pi's loop
+ *   writes `content: ""` ones that only declare tools).
+ * - `orphan-tool-call`: a tool call with no `toolResult` before the next `user` or `assistant` message;
+ *   pi-ai then sends a synthetic "No result provided" error in its place. A `system` message between
+ *   a call and its result is neutral: pi-ai holds it back until the call is answered.
+ * - `orphan-tool-result`: a `toolResult` that answers no tool call of the assistant message before it;
+ *   providers reject the request.
+ * - `image-while-blocked`: an image in a `user` or `toolResult` message while images are blocked;
+ *   every block that is not a `text` block counts, since pi-ai's providers send it as an image.
+ * - `invalid-timestamp`: a `timestamp` that is not a finite number.
+ * - `invalid-system-message` (pi 1.x): a `system` message pi-ai cannot read: content that is not a
+ *   string or an array of text blocks, `sections` that are not an object of strings and `null`s,
+ *   `toolsAdded`/`toolsRemoved` that are not arrays of tools with a string `name`. pi-ai throws on
+ *   these when it builds the request (`content.filter`, `for … of`), or leaves the part out of the
+ *   prompt without a word (a non-text block, a section that is not a string).
+ * - `unreadable-message`: an output entry whose fields cannot be read (a getter or a proxy trap
+ *   throws); pi-ai would throw on it. `repair` drops it, and reports it all the same.
+ *
+ * Assistant messages that stopped with `error` or `aborted` are skipped, as pi-ai skips them.
+ *
+ * Contract: each {@link LintError} names exactly one rule in `rule`; a message that breaks several
+ * gives one error per rule (and one `orphan-tool-call` per orphaned call). An output entry that is not
+ * a message object is an `empty-content` finding. Declared here, with the error that carries it, so
+ * that the ground floor imports nothing above it.
+ *
+ * @example
+ * registry.hooks.error.tap("log", (error) => {
+ *   if (error instanceof LintError && error.rule === "orphan-tool-result") log.error(error.message);
+ * });
+ */
+export type LintRule =
+	| "empty-content"
+	| "orphan-tool-call"
+	| "orphan-tool-result"
+	| "image-while-blocked"
+	| "invalid-timestamp"
+	| "invalid-system-message"
+	| "unreadable-message";
 
 /** Where a lint finding is and which rule it breaks. */
 export interface LintErrorDetails extends ErrorDetails {

@@ -18,6 +18,7 @@ export {
 } from "./builtin-converters/index.js";
 export {
 	AsyncHookInSyncConvertError,
+	AsyncHookTimeoutError,
 	ConversionError,
 	ConvertToLlmError,
 	DuplicateConverterError,
@@ -28,6 +29,7 @@ export {
 	InvalidSessionError,
 	LintError,
 	type LintErrorDetails,
+	type LintRule,
 	type SessionErrorDetails,
 	UnknownRoleError,
 } from "./errors.js";
@@ -50,11 +52,13 @@ export {
 	type AgentRole,
 	type ConvertContext,
 	type Converter,
+	type ConverterInfo,
 	type ConverterResult,
 	type ConverterTapOptions,
 	type CustomRegisterOptions,
 	createRegistry,
 	type DropReason,
+	type ExcludeOptions,
 	type Explanation,
 	type HookContext,
 	type MessageExplanation,

@@ -4,8 +4,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { bashExecution, branchSummary, compactionSummary, custom, modelRoles } from "./builtin-converters/index.js";
-import { createRegistry } from "./registry/create-registry.js";
-import type { Plugin, Registry, RegistryOptions } from "./registry/types.js";
+import { createRegistry, type Plugin, type Registry, type RegistryOptions } from "./registry/index.js";
 
 /**
  * The built-in plugins, as data: pi-ai's roles passed through, then `bashExecution`, `custom`,

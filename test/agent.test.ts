@@ -67,7 +67,8 @@ function createHistory(): AgentMessage[] {
 	];
 }
 
-const BASH_INDICES = [3, 4];
+// The `!!` run (index 4) is excluded before any converter runs, so only index 3 reaches the faulty one.
+const BASH_INDICES = [3];
 
 function userPrompt(text: string, timestamp = T0 + 10): UserMessage {
 	return { role: "user", content: text, timestamp };

@@ -90,7 +90,7 @@ describe("convert-to-llm --explain", () => {
 		const run = await cli(["--explain", "--json", DEMO]);
 		const explanation = JSON.parse(run.stdout);
 		expect(explanation.output).toStrictEqual(JSON.parse(json(convertToLlm(readSession(read(DEMO)).messages))));
-		expect(explanation.messages[4]).toMatchObject({ role: "bashExecution", dropped: "converter", outputs: [] });
+		expect(explanation.messages[4]).toMatchObject({ role: "bashExecution", dropped: "excluded", outputs: [] });
 		expect(explanation.messages[6]).toMatchObject({ role: "ticket", dropped: "unknown-role" });
 		expect(explanation.errors[0]).toMatchObject({
 			name: "UnknownRoleError",

@@ -7,6 +7,7 @@ import type { UserMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	AsyncHookInSyncConvertError,
+	AsyncHookTimeoutError,
 	ConversionError,
 	ConvertToLlmError,
 	createCustomMessage,
@@ -39,6 +40,7 @@ const classes: { name: string; Class: ErrorClass; code: string }[] = [
 		Class: AsyncHookInSyncConvertError,
 		code: "CONVERT_TO_LLM_ASYNC_HOOK_IN_SYNC_CONVERT",
 	},
+	{ name: "AsyncHookTimeoutError", Class: AsyncHookTimeoutError, code: "CONVERT_TO_LLM_ASYNC_HOOK_TIMEOUT" },
 ];
 
 describe("ErrorCode", () => {
@@ -51,6 +53,7 @@ describe("ErrorCode", () => {
 			DUPLICATE_CONVERTER: "CONVERT_TO_LLM_DUPLICATE_CONVERTER",
 			INVALID_PLUGIN: "CONVERT_TO_LLM_INVALID_PLUGIN",
 			ASYNC_HOOK_IN_SYNC_CONVERT: "CONVERT_TO_LLM_ASYNC_HOOK_IN_SYNC_CONVERT",
+			ASYNC_HOOK_TIMEOUT: "CONVERT_TO_LLM_ASYNC_HOOK_TIMEOUT",
 			LINT: "CONVERT_TO_LLM_LINT",
 			INVALID_SESSION: "CONVERT_TO_LLM_INVALID_SESSION",
 		});

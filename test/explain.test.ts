@@ -54,7 +54,7 @@ describe("registry.explain", () => {
 	});
 
 	it.each([
-		["an excluded bash run (!!)", bash(true), "converter", "convert-to-llm:bash-execution", undefined],
+		["an excluded bash run (!!)", bash(true), "excluded", "convert-to-llm:bash-execution", undefined],
 		["an unknown role", { role: "constructor", timestamp: 1 }, "unknown-role", undefined, UnknownRoleError],
 		["a malformed entry", null, "invalid-message", undefined, InvalidMessageError],
 		["a number", 42, "invalid-message", undefined, InvalidMessageError],

@@ -1,6 +1,6 @@
 /**
- * The opt-in hardening of issue 4: `escapeSummaries`, `safeFences`, `excludeFromContext` on custom
- * messages and `lint`. Each table starts from what pi-coding-agent 0.73.1 does (the reproduction)
+ * The opt-in hardening of issue 4: `escapeSummaries`, `safeFences`, `excludeCustomMessages()` and
+ * `lint`. Each table starts from what pi-coding-agent 0.73.1 does (the reproduction)
  * and shows what the plugin changes, and that it changes nothing else.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
@@ -11,8 +11,10 @@ import {
 	codeFence,
 	codeSpan,
 	ESCAPE_SUMMARIES_PLUGIN,
+	EXCLUDE_CUSTOM_MESSAGES_PLUGIN,
 	escapeSummaries,
 	escapeSummaryText,
+	excludeCustomMessages,
 	LINT_PLUGIN,
 	LintError,
 	type LintRule,
@@ -303,7 +305,11 @@ describe("safeFences", () => {
 	});
 });
 
-describe("excludeFromContext on custom messages", () => {
+describe("excludeCustomMessages()", () => {
+	/** A custom message with an `excludeFromContext` field (no pi version has one on custom messages). */
+	const flagged = (content: CustomMessage["content"], value: unknown, customType = "notes"): CustomMessage =>
+		({ ...custom(content, { customType }), excludeFromContext: value }) as CustomMessage;
+
 	it.each([
 		{ value: true, kept: false },
 		{ value: 1, kept: false },
@@ -312,25 +318,60 @@ describe("excludeFromContext on custom messages", () => {
 		{ value: 0, kept: true },
 		{ value: undefined, kept: true },
 	])("should keep=$kept a custom message with excludeFromContext $value", ({ value, kept }) => {
-		const message = custom("build is green", { excludeFromContext: value as boolean });
-		// Upstream 0.73.1 predates the field and always sends the message.
+		const message = flagged("build is green", value);
+		const sent = [{ role: "user", content: [{ type: "text", text: "build is green" }], timestamp: T0 }];
+		// Upstream sends the message whatever the field says, and so does the default preset.
 		expect(upstreamConvertToLlm([message])).toHaveLength(1);
-		const expected = kept
-			? [{ role: "user", content: [{ type: "text", text: "build is green" }], timestamp: T0 }]
-			: [];
-		expect(convertToLlm([message])).toStrictEqual(expected);
+		expect(convertToLlm([message])).toStrictEqual(sent);
+		const registry = createDefaultRegistry().use(excludeCustomMessages());
+		expect(registry.convert([message])).toStrictEqual(kept ? sent : []);
 	});
 
-	it("should report nothing when it drops an excluded message", () => {
-		const registry = createDefaultRegistry({ strict: true });
-		const explained = registry.explain([custom([image], { excludeFromContext: true })]);
+	it("should report nothing when it drops an excluded message, and explain it as excluded", () => {
+		const registry = createDefaultRegistry({ strict: true }).use(excludeCustomMessages());
+		const explained = registry.explain([flagged([image], true)]);
 		expect(explained.output).toEqual([]);
-		expect(explained.messages[0]).toMatchObject({ dropped: "converter", plugin: CUSTOM_PLUGIN, errors: [] });
+		expect(explained.messages[0]).toMatchObject({
+			dropped: "excluded",
+			plugin: EXCLUDE_CUSTOM_MESSAGES_PLUGIN,
+			errors: [],
+		});
+	});
+
+	it("should exclude before any converter runs: customType and override converters never see the message", () => {
+		const seen: unknown[] = [];
+		const vault = (m: CustomMessage): Message => {
+			seen.push(m);
+			return {
+				role: "user",
+				content: [{ type: "text", text: `[vault] ${String(m.content)}` }],
+				timestamp: m.timestamp,
+			};
+		};
+		const registry = createDefaultRegistry()
+			.use(excludeCustomMessages())
+			.register("custom", vault, { name: "vault-ext", customType: "vault" })
+			.register("custom", vault, { name: "custom-override", override: true });
+		const errors = collectErrors(registry);
+		const inputs: unknown[][] = [];
+		registry.hooks.afterConvert.tap("reads-input", (messages, ctx) => {
+			inputs.push([...ctx.input]);
+			return messages;
+		});
+		const secret = flagged("token=SECRET-1", true, "vault");
+
+		const output = registry.convert([secret, user("hi")]);
+
+		expect(JSON.stringify(output)).not.toContain("SECRET-1");
+		expect(seen).toEqual([]);
+		expect(inputs).toEqual([[undefined, user("hi")]]);
+		expect(errors).toEqual([]);
 	});
 
 	it("should equal upstream on a history without the field", () => {
+		const registry = createDefaultRegistry().use(excludeCustomMessages());
 		const history: AgentMessage[] = [custom("a"), custom([{ type: "text", text: "b" }, image]), user("c")];
-		expect(convertToLlm(history)).toStrictEqual(upstreamConvertToLlm(history));
+		expect(registry.convert(history)).toStrictEqual(upstreamConvertToLlm(history));
 	});
 });
 

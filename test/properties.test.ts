@@ -12,6 +12,7 @@ import {
 	codeSpan,
 	escapeSummaries,
 	escapeSummaryText,
+	excludeCustomMessages,
 	LINT_PLUGIN,
 	LintError,
 	lint,
@@ -27,6 +28,7 @@ import {
 	COMPACTION_SUMMARY_SUFFIX,
 	type ConvertToLlmError,
 	type CustomMessage,
+	type HookContext,
 	type Registry,
 	Stage,
 } from "../src/index.js";
@@ -65,7 +67,8 @@ const arbHardening: fc.Arbitrary<Hardening> = fc.record({
 });
 
 function hardened(h: Hardening): Registry {
-	const registry = createDefaultRegistry({ isolate: h.isolate });
+	// Custom messages with excludeFromContext are excluded by the opt-in plugin (no pi version has the field).
+	const registry = createDefaultRegistry({ isolate: h.isolate }).use(excludeCustomMessages());
 	if (h.escape) registry.use(escapeSummaries());
 	if (h.fences) registry.use(safeFences());
 	if (h.images !== "off")
@@ -83,9 +86,18 @@ function collectErrors(registry: Registry): ConvertToLlmError[] {
 }
 
 /** Post-conversion taps a host or an extension might add; some are faulty on purpose. */
-type TapKind = "identity" | "reverse" | "duplicate" | "drop-first" | "json-clone" | "throws" | "not-an-array";
+type TapKind =
+	| "identity"
+	| "reverse"
+	| "duplicate"
+	| "drop-first"
+	| "json-clone"
+	| "throws"
+	| "not-an-array"
+	| "push-input"
+	| "overwrite-first";
 
-const TAPS: Record<TapKind, (messages: Message[]) => unknown> = {
+const TAPS: Record<TapKind, (messages: Message[], ctx: HookContext) => unknown> = {
 	identity: (messages) => messages,
 	reverse: (messages) => [...messages].reverse(),
 	duplicate: (messages) => messages.flatMap((m) => [m, m]),
@@ -95,6 +107,15 @@ const TAPS: Record<TapKind, (messages: Message[]) => unknown> = {
 		throw new Error("faulty tap");
 	},
 	"not-an-array": () => ({ oops: true }),
+	// In place, past the guard: the final check of the output must catch what they put there.
+	"push-input": (messages, ctx) => {
+		for (const entry of ctx.input) messages.push(entry as Message);
+		return messages;
+	},
+	"overwrite-first": (messages, ctx) => {
+		if (messages.length > 0) messages[0] = ctx.input[0] as Message;
+		return messages;
+	},
 };
 
 const arbTaps = fc.array(
@@ -109,7 +130,7 @@ function addTaps(registry: Registry, taps: readonly { kind: TapKind; stage: numb
 	taps.forEach(({ kind, stage }, i) => {
 		registry.hooks.afterConvert.tap(
 			{ name: `test:${kind}-${i}`, stage },
-			TAPS[kind] as (messages: Message[]) => Message[],
+			TAPS[kind] as (messages: Message[], ctx: HookContext) => Message[],
 		);
 	});
 	return registry;
@@ -135,11 +156,12 @@ const arbExcluded = (marker: string): fc.Arbitrary<AgentMessage> =>
 			}),
 		),
 		fc.tuple(arbCustomMessage, fc.constantFrom<unknown>(true, 1, "yes"), fc.boolean()).map(
-			([m, excluded, asBlocks]): CustomMessage => ({
-				...m,
-				content: asBlocks ? [{ type: "text", text: marker }] : marker,
-				excludeFromContext: excluded as boolean,
-			}),
+			([m, excluded, asBlocks]) =>
+				({
+					...m,
+					content: asBlocks ? [{ type: "text", text: marker }] : marker,
+					excludeFromContext: excluded,
+				}) as CustomMessage,
 		),
 	);
 
@@ -458,11 +480,10 @@ describe("invariant: idempotent plugins", () => {
 		({ keepUserText }) => {
 			fc.assert(
 				fc.property(arbImageHistory, (history) => {
-					const once = createDefaultRegistry().use(blockImages({ keepUserText }));
-					const twice = createDefaultRegistry()
-						.use(blockImages({ keepUserText }))
-						.use(blockImages({ keepUserText }));
-					expect(twice.convert(history)).toStrictEqual(once.convert(history));
+					// One plugin object per registry (a second one of the same name is refused): filter the output again.
+					const registry = createDefaultRegistry().use(blockImages({ keepUserText }));
+					const once = registry.convert(history);
+					expect(registry.convert(once)).toStrictEqual(once);
 				}),
 				RUNS,
 			);
@@ -496,11 +517,10 @@ describe("invariant: idempotent plugins", () => {
 	it("should give the same output with lint({ mode: 'repair' }) applied twice as once", () => {
 		fc.assert(
 			fc.property(arbHistory, (history) => {
-				const once = createDefaultRegistry().use(lint({ mode: "repair" }));
-				const twice = createDefaultRegistry()
-					.use(lint({ mode: "repair" }))
-					.use(lint({ mode: "repair" }));
-				expect(twice.convert(history)).toStrictEqual(once.convert(history));
+				// One plugin object per registry (a second one of the same name is refused): repair the output again.
+				const registry = createDefaultRegistry().use(lint({ mode: "repair" }));
+				const once = registry.convert(history);
+				expect(registry.convert(once)).toStrictEqual(once);
 			}),
 			RUNS,
 		);

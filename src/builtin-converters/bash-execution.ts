@@ -1,6 +1,6 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import { type BashExecutionMessage, bashExecutionToText } from "../messages.js";
-import type { Plugin } from "../registry/types.js";
+import type { Plugin } from "../registry/index.js";
 import { userText } from "./text-message.js";
 
 /** Name of the built-in `bashExecution` plugin. */
@@ -8,7 +8,8 @@ export const BASH_EXECUTION_PLUGIN = "convert-to-llm:bash-execution";
 
 /**
  * pi's conversion of a `!` command: one `user` text block from {@link bashExecutionToText};
- * `null` (dropped) when `excludeFromContext` is truthy (`!!`).
+ * `null` (dropped) when `excludeFromContext` is truthy (`!!`), for direct callers: in a registry, the
+ * plugin's exclusion drops such runs before any converter is asked.
  *
  * Contract: byte-identical to pi 0.73.1 (keys in pi's order); a new message on every call; never
  * `undefined`, so as the fallback of an override it has the last word.
@@ -25,7 +26,9 @@ export function convertBashExecution(message: BashExecutionMessage): UserMessage
 
 /**
  * Built-in plugin for role `bashExecution`: registers {@link convertBashExecution} as
- * `convert-to-llm:bash-execution`.
+ * `convert-to-llm:bash-execution`, and excludes the role's `!!` runs (`excludeFromContext` truthy)
+ * with `registry.exclude`, so the registry drops them before any converter runs: an override such
+ * as `safeFences()`, or one of your own, never sees them, nor do taps in `ctx.input`.
  *
  * Contract: part of `defaultPreset`; one shared object, so using it twice on a registry does nothing;
  * on a registry that already converts the role, `use()` throws `DuplicateConverterError`. Replace its
@@ -37,6 +40,7 @@ export function convertBashExecution(message: BashExecutionMessage): UserMessage
 export const bashExecution: Plugin = Object.freeze<Plugin>({
 	name: BASH_EXECUTION_PLUGIN,
 	apply(registry) {
+		registry.exclude("bashExecution", { name: BASH_EXECUTION_PLUGIN });
 		registry.register("bashExecution", convertBashExecution, { name: BASH_EXECUTION_PLUGIN });
 	},
 });

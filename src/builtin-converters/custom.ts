@@ -1,6 +1,6 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import type { CustomMessage } from "../messages.js";
-import type { Plugin } from "../registry/types.js";
+import type { Plugin } from "../registry/index.js";
 
 /** Name of the built-in `custom` plugin. */
 export const CUSTOM_PLUGIN = "convert-to-llm:custom";

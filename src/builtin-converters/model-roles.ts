@@ -1,6 +1,5 @@
 import { MODEL_ROLES } from "../messages.js";
-import { passThrough } from "../registry/dispatch.js";
-import type { Plugin } from "../registry/types.js";
+import { type Plugin, passThrough } from "../registry/index.js";
 
 /** Name of the plugin that passes pi-ai's own roles through. */
 export const MODEL_ROLES_PLUGIN = "convert-to-llm:model-roles";

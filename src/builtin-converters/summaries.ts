@@ -7,7 +7,7 @@ import {
 	COMPACTION_SUMMARY_SUFFIX,
 	type CompactionSummaryMessage,
 } from "../messages.js";
-import type { Plugin } from "../registry/types.js";
+import type { Plugin } from "../registry/index.js";
 import { userText } from "./text-message.js";
 
 /** Name of the built-in `branchSummary` plugin. */

@@ -102,6 +102,8 @@ function fate(item: MessageExplanation, message: AgentMessage | undefined, style
 			if (excluded !== undefined) return `${style.yellow("dropped")}, ${excluded}${by}`;
 			return `${style.yellow("dropped")}${by} (its converter returned null)`;
 		}
+		case "excluded":
+			return `${style.yellow("dropped")}, ${message?.role === "bashExecution" ? "excluded from context (a !! command)" : "excluded from context"}${by}`;
 		case "unknown-role":
 			return `${style.red("dropped")}${why === "" ? ", no converter for its role" : why}`;
 		case "invalid-message":

@@ -8,6 +8,7 @@ export {
 	escapeSummaries,
 	escapeSummaryText,
 } from "./escape-summaries.js";
+export { EXCLUDE_CUSTOM_MESSAGES_PLUGIN, excludeCustomMessages } from "./exclude-custom-messages.js";
 export {
 	LINT_PLUGIN,
 	type LintMode,

@@ -1,171 +1,190 @@
 /**
- * Wrapping of every tap the registry's hooks receive, so that a faulty plugin is named and contained:
- * lenient registries report it and carry on without its result, strict ones throw.
+ * The guard every tap of a registry's hooks gets when it is made (by wrapping `tap`, `tapAsync` and
+ * `tapPromise` of the hook itself, not by an interceptor, so `isUsed()` stays tapable's answer): a
+ * faulty tap is named and contained. Lenient registries report it and carry on with the previous
+ * value, strict ones throw, `explain` collects, and sees what each tap changed.
  */
-import type { Message } from "@mariozechner/pi-ai";
-import { AsyncHookInSyncConvertError, ConversionError, ConvertToLlmError } from "../errors.js";
-import { isModelRole } from "../messages.js";
-import { errorText as causeText, describeValue } from "../values.js";
+import type { ConvertToLlmError } from "../errors.js";
+import { describeValue } from "../values.js";
+import { asOurs, tapFaulty, tapThrew, tapTimedOut } from "./registry-errors.js";
+import { HookView } from "./run.js";
 
-export { isModelRole };
+type Fn = (...args: unknown[]) => unknown;
+type Callback = (error: unknown, result?: unknown) => void;
 
-/** Whether `value` is an object with one of pi-ai's `Message` roles. */
-export function isModelMessage(value: unknown): value is Message {
-	if (value === null || typeof value !== "object") return false;
-	return isModelRole((value as { role?: unknown }).role);
+/** The tapping methods of a tapable hook, as the guard replaces them. */
+interface Tappable {
+	tap(options: unknown, fn: Fn): void;
+	tapAsync?(options: unknown, fn: Fn): void;
+	tapPromise?(options: unknown, fn: Fn): void;
 }
 
-/** Why a converter result is not a `ConverterResult`, or `undefined` when it is one. */
-export function describeBadResult(result: unknown): string | undefined {
-	if (result === undefined || result === null) return undefined;
-	if (Array.isArray(result)) {
-		for (let i = 0; i < result.length; i++) {
-			if (!isModelMessage(result[i])) return `item ${i} of its result is ${describeValue(result[i])}`;
-		}
-		return undefined;
-	}
-	return isModelMessage(result) ? undefined : `it returned ${describeValue(result)}`;
+export interface WaterfallGuard {
+	readonly hook: string;
+	/** Checks the items a tap returned (`afterConvert*`: pi-ai messages). */
+	readonly isItem?: (value: unknown) => boolean;
+	/** Whether `explain` records what each tap changed. */
+	readonly observed: boolean;
+	/** Where a problem goes when the tap was called with a context the registry did not make. */
+	readonly report: (error: ConvertToLlmError) => void;
+	/** A time limit for an async tap to settle (`asyncTimeoutMs`). */
+	readonly timeoutMs?: number | undefined;
 }
 
-// One home for value inspection (src/values.ts); re-exported so the registry's imports keep working.
-export { describeValue, errorText as causeText, quote } from "../values.js";
+const nameOf = (options: unknown): string => {
+	if (typeof options === "string") return options.trim();
+	const name = (options as { name?: unknown } | null)?.name;
+	return typeof name === "string" ? name.trim() : "";
+};
 
-/** Turns anything a tap threw into our error, naming the tap; errors that are already ours pass unchanged. */
-export function toConversionError(cause: unknown, hookName: string, plugin: string): ConvertToLlmError {
-	if (cause instanceof ConvertToLlmError) return cause;
-	return new ConversionError(
-		`${hookName} tap "${plugin}" threw: ${causeText(cause)}. Its change was skipped; fix the plugin or remove it.`,
-		{ plugin, cause },
-	);
+/** Guards every waterfall tap made on `hook` from now on. */
+export function guardWaterfall(hook: Tappable, guard: WaterfallGuard): void {
+	const wrap =
+		(type: "sync" | "async" | "promise", tap: (options: unknown, fn: Fn) => void) => (options: unknown, fn: Fn) =>
+			tap.call(hook, options, typeof fn === "function" ? guarded(type, nameOf(options), fn, guard) : fn);
+	hook.tap = wrap("sync", hook.tap);
+	if (hook.tapAsync !== undefined) hook.tapAsync = wrap("async", hook.tapAsync);
+	if (hook.tapPromise !== undefined) hook.tapPromise = wrap("promise", hook.tapPromise);
 }
 
-/** A tap as tapable stores it (the fields the guards read and replace). */
-interface TapLike {
-	name: string;
-	type: "sync" | "async" | "promise";
-	fn: unknown;
+/** Guards every `error` tap: an error handler that throws must not turn a report into a crash. */
+export function guardErrorTaps(hook: Tappable): void {
+	const tap = hook.tap;
+	hook.tap = (options, fn) =>
+		tap.call(
+			hook,
+			options,
+			typeof fn !== "function"
+				? fn
+				: (...args: unknown[]) => {
+						try {
+							fn(...args);
+						} catch {
+							// Nothing sensible is left to report to: the error channel itself failed.
+						}
+					},
+		);
 }
 
-/** Reports a problem of a tap; `ctx` is the context argument the tap was called with. */
-export type TapFailure = (error: ConvertToLlmError, ctx: unknown) => void;
-
-/**
- * Guards a waterfall tap (`beforeConvert`, `afterConvert`, `afterConvertAsync`): a throw, a rejection
- * or a result that is not an array is reported through `fail` (which throws in strict mode), and the
- * waterfall goes on with the previous value (tapable keeps it when a tap returns `undefined`).
- */
-export function guardWaterfallTap<T extends TapLike>(
-	tap: T,
-	hookName: string,
-	fail: TapFailure,
-	isItem?: (value: unknown) => boolean,
-): T {
-	const { name: plugin } = tap;
-	const call = tap.fn as (...args: unknown[]) => unknown;
+function guarded(type: "sync" | "async" | "promise", plugin: string, call: Fn, guard: WaterfallGuard): Fn {
+	const { hook, isItem } = guard;
+	const report = (error: ConvertToLlmError, ctx: unknown) => {
+		const run = HookView.runOf(ctx);
+		if (run === undefined) guard.report(error);
+		else run.report(error);
+	};
 	const problemOf = (result: unknown, input: unknown): string | undefined => {
 		if (result === undefined || result === input) return undefined;
-		if (!Array.isArray(result)) return `it returned ${describeValue(result)}, not an array`;
-		if (isItem === undefined) return undefined;
-		// Items the tap kept in place were checked before it ran: a same-length result (a map) costs
-		// one comparison per item, and only what the tap put there is checked.
-		const kept = Array.isArray(input) && input.length === result.length ? input : undefined;
-		for (let i = 0; i < result.length; i++) {
-			const item: unknown = result[i];
-			if (kept !== undefined && item === kept[i]) continue;
-			if (!isItem(item)) return `item ${i} of what it returned is ${describeValue(item)}, not a pi-ai Message`;
+		try {
+			if (!Array.isArray(result)) return `it returned ${describeValue(result)}, not an array`;
+			if (isItem === undefined) return undefined;
+			// Items kept in place were checked before the tap ran: only what the tap put there is checked.
+			const kept = Array.isArray(input) && input.length === result.length ? input : undefined;
+			for (let i = 0; i < result.length; i++) {
+				const item: unknown = result[i];
+				if (kept !== undefined && item === kept[i]) continue;
+				if (!isItem(item)) return `item ${i} of what it returned is ${describeValue(item)}, not a pi-ai Message`;
+			}
+		} catch {
+			return "what it returned cannot be read";
 		}
 		return undefined;
 	};
 	// Waterfall taps are called as (messages, ctx[, callback]).
-	const settle = (result: unknown, ctx: unknown, input: unknown): unknown => {
+	const settle = (result: unknown, input: unknown, ctx: unknown): unknown => {
 		const problem = problemOf(result, input);
-		if (problem === undefined) return result;
-		fail(
-			new ConversionError(
-				`${hookName} tap "${plugin}" is faulty: ${problem}. Its change was skipped; return an array of messages or undefined.`,
-				{ plugin },
-			),
+		if (problem !== undefined) {
+			report(tapFaulty(hook, plugin, problem), ctx);
+			result = undefined;
+		}
+		if (guard.observed)
+			HookView.runOf(ctx)?.observer?.tapped(hook, plugin, input as never, (result ?? input) as never);
+		return result;
+	};
+	const failed = (cause: unknown, input: unknown, ctx: unknown): undefined => {
+		report(
+			asOurs(cause, (c) => tapThrew(hook, plugin, c)),
 			ctx,
 		);
+		settle(undefined, input, ctx);
 		return undefined;
 	};
-	const failed = (cause: unknown, ctx: unknown): undefined => {
-		fail(toConversionError(cause, hookName, plugin), ctx);
-		return undefined;
-	};
-	if (tap.type === "sync") {
-		tap.fn = ((...args: unknown[]) => {
+	if (type === "sync") {
+		return (...args) => {
 			let result: unknown;
 			try {
 				result = call(...args);
 			} catch (cause) {
-				return failed(cause, args[1]);
+				return failed(cause, args[0], args[1]);
 			}
-			return settle(result, args[1], args[0]);
-		}) as T["fn"];
-	} else if (tap.type === "promise") {
-		tap.fn = ((...args: unknown[]) => {
-			try {
-				return Promise.resolve(call(...args)).then(
-					(result) => settle(result, args[1], args[0]),
-					(cause) => failed(cause, args[1]),
-				);
-			} catch (cause) {
-				return Promise.resolve().then(() => failed(cause, args[1]));
-			}
-		}) as T["fn"];
-	} else {
-		tap.fn = ((...args: unknown[]) => {
-			const callback = args.pop() as (error: unknown, result?: unknown) => void;
-			// Settle once: a tap that calls back twice, or throws after calling back, must not run the rest twice.
-			let done = false;
-			const finish = (get: () => unknown) => {
-				if (done) return;
-				done = true;
-				let value: unknown;
-				try {
-					value = get();
-				} catch (error) {
-					callback(error);
-					return;
-				}
-				callback(null, value);
-			};
-			try {
-				call(...args, (error: unknown, result?: unknown) =>
-					finish(() => (error ? failed(error, args[1]) : settle(result, args[1], args[0]))),
-				);
-			} catch (cause) {
-				finish(() => failed(cause, args[1]));
-			}
-		}) as T["fn"];
+			return settle(result, args[0], args[1]);
+		};
 	}
-	return tap;
-}
-
-/** Guards an `error` tap: an error handler that throws must not turn a report into a crash. */
-export function guardErrorTap<T extends TapLike>(tap: T): T {
-	const call = tap.fn as (...args: unknown[]) => unknown;
-	tap.fn = ((...args: unknown[]) => {
+	const { timeoutMs } = guard;
+	if (type === "promise") {
+		return (...args) => {
+			let pending: Promise<unknown>;
+			try {
+				pending = Promise.resolve(call(...args));
+			} catch (cause) {
+				pending = Promise.reject(cause);
+			}
+			const done = pending.then(
+				(result) => settle(result, args[0], args[1]),
+				(cause) => failed(cause, args[0], args[1]),
+			);
+			return timeoutMs === undefined ? done : withTimeout(done, timeoutMs, plugin);
+		};
+	}
+	return (...args) => {
+		const callback = args.pop() as Callback;
+		// Settle once: a tap that calls back twice, or throws after calling back, must not run the rest twice.
+		let finished = false;
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const finish = (get: () => unknown) => {
+			if (finished) return;
+			finished = true;
+			if (timer !== undefined) clearTimeout(timer);
+			let value: unknown;
+			try {
+				value = get();
+			} catch (error) {
+				callback(error);
+				return;
+			}
+			callback(null, value);
+		};
+		if (timeoutMs !== undefined)
+			timer = setTimeout(
+				() =>
+					finish(() => {
+						throw tapTimedOut(plugin, timeoutMs);
+					}),
+				timeoutMs,
+			);
 		try {
-			call(...args);
-		} catch {
-			// Nothing sensible is left to report to: the error channel itself failed.
+			call(...args, (error: unknown, result?: unknown) =>
+				finish(() => (error ? failed(error, args[0], args[1]) : settle(result, args[0], args[1]))),
+			);
+		} catch (cause) {
+			finish(() => failed(cause, args[0], args[1]));
 		}
-	}) as T["fn"];
-	return tap;
+	};
 }
 
-/** The error of a sync call (`convert`, `explain`) on a registry whose `afterConvertAsync` has taps. */
-export function asyncTapsError(
-	taps: readonly { readonly name: string }[],
-	method: string,
-	asyncMethod: string,
-): AsyncHookInSyncConvertError {
-	const names = taps.map((t) => `"${t.name}"`).join(", ");
-	return new AsyncHookInSyncConvertError(
-		`registry.${method}() cannot run the afterConvertAsync taps ${names}, and skipping them could leak what they remove. ` +
-			`Use registry.${asyncMethod} instead${method === "convert" ? " (e.g. new Agent({ convertToLlm: registry.convertAsync }))" : ""}.`,
-		{ plugin: taps[0]?.name },
-	);
+/** `done`, or a rejection with the timeout error when it has not settled within `ms`. */
+function withTimeout(done: Promise<unknown>, ms: number, plugin: string): Promise<unknown> {
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => reject(tapTimedOut(plugin, ms)), ms);
+		done.then(
+			(value) => {
+				clearTimeout(timer);
+				resolve(value);
+			},
+			(error: unknown) => {
+				clearTimeout(timer);
+				reject(error);
+			},
+		);
+	});
 }

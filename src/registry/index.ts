@@ -1,12 +1,16 @@
 export { createRegistry } from "./create-registry.js";
+export { passThrough } from "./dispatch.js";
+export { Stage } from "./stage.js";
 export type {
 	AgentRole,
 	ConvertContext,
 	Converter,
+	ConverterInfo,
 	ConverterResult,
 	ConverterTapOptions,
 	CustomRegisterOptions,
 	DropReason,
+	ExcludeOptions,
 	Explanation,
 	HookContext,
 	MessageExplanation,
@@ -20,4 +24,3 @@ export type {
 	RegistryOptions,
 	TapExplanation,
 } from "./types.js";
-export { Stage } from "./types.js";

@@ -1,0 +1,129 @@
+/**
+ * The conversion pipeline, written once: the array check, `beforeConvert`, the converter loop,
+ * `afterConvert`, the final check of the output, and the async tail. `convert`, `convertAsync`,
+ * `explain` and `explainAsync` are thin calls into it; `explain` differs only by the observer it
+ * gives the run.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+import type { ConvertToLlmError } from "../errors.js";
+import type { RegistryHooks } from "./hook-types.js";
+import { isModelMessage } from "./hooks.js";
+import { asOurs, notAnArray, outputRejected, unexpected } from "./registry-errors.js";
+import { type Observer, Run } from "./run.js";
+import { isHole, nextPresent } from "./sparse.js";
+import type { ConverterStore } from "./store.js";
+
+/** The name under which `explain` lists what the final check of the output removed. */
+export const OUTPUT_CHECK = "convert-to-llm:output-check";
+
+/** What the pipeline needs of its registry. */
+export interface Pipeline {
+	readonly hooks: RegistryHooks;
+	readonly store: ConverterStore;
+	readonly strict: boolean;
+	readonly isolate: boolean;
+	readonly trackSources: () => boolean;
+	/** Run the interpreted loop, never a generated one (what a CSP host gets; for tests). */
+	readonly interpreted?: boolean;
+}
+
+interface Converted {
+	readonly output: Message[];
+	readonly run: Run;
+}
+
+function newRun(pipeline: Pipeline, input: readonly unknown[], observer: Observer | undefined): Run {
+	const { hooks } = pipeline;
+	return new Run(input, {
+		strict: pipeline.strict,
+		isolate: pipeline.isolate,
+		trackSources: pipeline.trackSources(),
+		exclusions: pipeline.store.exclusions,
+		emit: hooks.error.isUsed() ? (error) => hooks.error.call(error) : undefined,
+		observer,
+	});
+}
+
+/** Everything but the async tail. Throws only what a strict run throws, or what no guard foresaw. */
+export function convertSync(
+	pipeline: Pipeline,
+	messages: readonly AgentMessage[],
+	method: string,
+	observer?: Observer,
+): Converted {
+	const { hooks, store } = pipeline;
+	if (!Array.isArray(messages)) {
+		const run = newRun(pipeline, [], observer);
+		run.report(notAnArray(method, messages));
+		return { output: [], run };
+	}
+	let input: readonly unknown[] = messages;
+	if (hooks.beforeConvert.isUsed()) {
+		const before = newRun(pipeline, input, observer);
+		input = hooks.beforeConvert.call(messages, before.hookContext()) ?? input;
+	}
+	const run = newRun(pipeline, input, observer);
+	const loop = pipeline.interpreted ? store.interpreted() : store.loop(run.tracking || run.isolate);
+	let output = loop(input, run);
+	if (hooks.afterConvert.isUsed())
+		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
+	else if (run.isolate) output = checkOutput(output, run, "afterConvert");
+	return { output, run };
+}
+
+/** `convertSync`, then `afterConvertAsync` and the final check of what it returned. */
+export async function convertAsync(
+	pipeline: Pipeline,
+	messages: readonly AgentMessage[],
+	method: string,
+	observer?: Observer,
+): Promise<Converted> {
+	const converted = convertSync(pipeline, messages, method, observer);
+	const { hooks } = pipeline;
+	if (!hooks.afterConvertAsync.isUsed()) return converted;
+	const { run } = converted;
+	const output = (await hooks.afterConvertAsync.promise(converted.output, run.hookContext())) ?? converted.output;
+	return { output: checkOutput(output, run, "afterConvertAsync"), run };
+}
+
+/**
+ * The last line of "never throws": something no guard foresaw (an input whose `length` getter
+ * throws, a tap that never settled within `asyncTimeoutMs`). Thrown by strict registries, collected
+ * by `explain`, reported by lenient ones; the conversion fails closed with `[]`.
+ */
+export function failsafe(pipeline: Pipeline, what: string, cause: unknown, observer?: Observer): Message[] {
+	const error: ConvertToLlmError = asOurs(cause, (c) => unexpected(what, c));
+	if (observer !== undefined) observer.errors.push(error);
+	else if (pipeline.strict) throw error;
+	else if (pipeline.hooks.error.isUsed()) pipeline.hooks.error.call(error);
+	return [];
+}
+
+/**
+ * The final check, whatever the taps did (a tap that changed the array in place, a `role` getter
+ * that answers differently now): one pass over the roles; what is not a pi-ai message is dropped
+ * and reported. Under `isolate` it reads the copies, whose roles are data.
+ */
+function checkOutput(output: Message[], run: Run, hook: string): Message[] {
+	let kept: Message[] | undefined;
+	const keys = {};
+	const length = output.length;
+	for (let i = 0; i < length; i++) {
+		const item: unknown = output[i];
+		if (isModelMessage(item)) {
+			kept?.push(item);
+			continue;
+		}
+		kept ??= output.slice(0, i);
+		if (item === undefined && isHole(output, i)) {
+			if (run.listening) run.report(outputRejected(i, undefined));
+			i = nextPresent(output, i, keys) - 1;
+			continue;
+		}
+		if (run.listening) run.report(outputRejected(i, item));
+	}
+	if (kept === undefined) return output;
+	run.observer?.tapped(hook, OUTPUT_CHECK, output, kept);
+	return kept;
+}
