@@ -15,8 +15,9 @@
  *
  * Covered: every 0.73.1 role, system messages (leading, mid-conversation, string and text-block
  * content, `sections` with `null` values, `toolsAdded` with `parameters`, `toolsRemoved`),
- * `branchSummary.fromId: null`, images for blockImages, deep-frozen input, and which messages and
- * content arrays come back by reference (compared as indices into the input). Not covered: object
+ * `branchSummary.fromId: null`, images for blockImages, deep-frozen input, which messages and
+ * content arrays come back by reference (compared as indices into the input), and, with
+ * `isolate: true`, that the output shares no object with the input. Not covered: object
  * identity between our output and the caller's own history objects across the process boundary
  * (each side sees its own copy), values JSON cannot carry at all (functions, symbols, class
  * instances; pi histories are JSON), and pi's provider-side handling of system messages (see
@@ -82,6 +83,8 @@ interface Differential {
 	ours: (input: Case) => Promise<Message[][]>;
 	/** Deep-freeze both sides' copies before converting, and check ours is unchanged after. */
 	freeze?: boolean;
+	/** Ours is an `isolate: true` registry: its output must share no object with the input. */
+	isolated?: boolean;
 }
 
 let pi: Pi1Child;
@@ -125,8 +128,42 @@ function transport(input: Case): { encoded: unknown; copy: Case } {
 	return { encoded, copy };
 }
 
-/** Compares one case; returns the text of its first mismatch, or `undefined`. Counts unless `quiet`. */
-function compareCase(copy: Case, ours: Message[][], theirs: PiResult[], quiet = false): string | undefined {
+/** Every object reachable from `value`. */
+function reachable(value: unknown, into = new Set<object>()): Set<object> {
+	if (value === null || typeof value !== "object" || into.has(value)) return into;
+	into.add(value);
+	for (const key of Object.keys(value)) reachable((value as Record<string, unknown>)[key], into);
+	return into;
+}
+
+/** Where an isolated output shares an object with the input: the path of the first one, or `undefined`. */
+function sharedWithInput(input: unknown, output: unknown): string | undefined {
+	const inputs = reachable(input);
+	const walk = (value: unknown, path: string): string | undefined => {
+		if (value === null || typeof value !== "object") return undefined;
+		if (inputs.has(value)) return path;
+		for (const key of Object.keys(value)) {
+			const step = Array.isArray(value) ? `[${key}]` : `.${key}`;
+			const found = walk((value as Record<string, unknown>)[key], `${path}${step}`);
+			if (found) return found;
+		}
+		return undefined;
+	};
+	return walk(output, "$");
+}
+
+/**
+ * Compares one case; returns the text of its first mismatch, or `undefined`. Counts unless `quiet`.
+ * Outputs must equal pi's and pass the same objects on by reference as pi, or, when `isolated`
+ * (a registry with `isolate: true`), share no object at all with the input.
+ */
+function compareCase(
+	copy: Case,
+	ours: Message[][],
+	theirs: PiResult[],
+	quiet = false,
+	isolated = false,
+): string | undefined {
 	if (ours.length !== theirs.length)
 		throw new Error(`harness: ${ours.length} outputs of ours, ${theirs.length} of pi`);
 	let first: string | undefined;
@@ -135,9 +172,11 @@ function compareCase(copy: Case, ours: Message[][], theirs: PiResult[], quiet = 
 		const output = ours[k] as Message[];
 		const call = copy.toggles ? ` (call ${k}, blockImages ${copy.toggles[Math.floor(k / 2)]})` : ` (call ${k})`;
 		let kind: string | undefined;
+		const shared = isolated ? sharedWithInput(copy.history, output) : undefined;
 		if ("threw" in result) kind = "pi threw";
 		else if (!same(output, result.output)) kind = classify(output, result.output);
-		else if (!isDeepStrictEqual(sharing(copy.history, output), result.sharing))
+		else if (shared !== undefined) kind = "isolated output shares an object with the input";
+		else if (!isolated && !isDeepStrictEqual(sharing(copy.history, output), result.sharing))
 			kind = "same output, other references";
 		if (!quiet) {
 			run.calls++;
@@ -147,9 +186,11 @@ function compareCase(copy: Case, ours: Message[][], theirs: PiResult[], quiet = 
 		const text =
 			"threw" in result
 				? `pi threw ${result.threw}${call}\n      input: ${show(copy.history)}\n      ours:  ${show(output)}`
-				: kind === "same output, other references"
-					? `${mismatchText(`${kind}${call}`, copy.history, output, result.output)}\n      pass-through (input index, content's input index) per output message: pi ${show(result.sharing)}, ours ${show(sharing(copy.history, output))}`
-					: mismatchText(`${kind}${call}`, copy.history, output, result.output);
+				: shared !== undefined
+					? `${kind} at ${shared}${call}\n      input: ${show(copy.history)}\n      ours:  ${show(output)}`
+					: kind === "same output, other references"
+						? `${mismatchText(`${kind}${call}`, copy.history, output, result.output)}\n      pass-through (input index, content's input index) per output message: pi ${show(result.sharing)}, ours ${show(sharing(copy.history, output))}`
+						: mismatchText(`${kind}${call}`, copy.history, output, result.output);
 		if (!quiet) log.add(kind, () => text);
 		first ??= text;
 	}
@@ -175,7 +216,7 @@ async function differential(spec: Differential): Promise<void> {
 			run.histories++;
 			run.messages += copy.history.length;
 			countSeen(copy.history);
-			const text = compareCase(copy, ours, results[i] as PiResult[]);
+			const text = compareCase(copy, ours, results[i] as PiResult[], false, spec.isolated);
 			if (text !== undefined) {
 				mismatching++;
 				run.mismatches++;
@@ -197,7 +238,7 @@ async function smallest(spec: Differential, fallback: string): Promise<string> {
 			const { encoded, copy } = transport(input);
 			const [theirs] = await spec.pi([encoded]);
 			if (spec.freeze) deepFreeze(copy);
-			const found = compareCase(copy, await spec.ours(copy), theirs as PiResult[], true);
+			const found = compareCase(copy, await spec.ours(copy), theirs as PiResult[], true, spec.isolated);
 			if (found !== undefined) text = found;
 			return found === undefined;
 		}),
@@ -264,6 +305,13 @@ describe("the differential harness", () => {
 		expect(compareCase(copy, [[...copy.history] as Message[]], await piResults({ history }), true)).toBeUndefined();
 	});
 
+	it("should report an isolated output that passes an input object on", async () => {
+		const { copy } = transport({ history });
+		const passedOn = [...copy.history] as Message[];
+		const text = compareCase(copy, [passedOn], await piResults({ history }), true, true);
+		expect(text?.startsWith("isolated output shares an object with the input at $[0]")).toBe(true);
+	});
+
 	it.each([
 		{
 			kind: "system dropped",
@@ -309,6 +357,20 @@ describe("convertToLlm (default preset) vs pi-coding-agent 1.6.0 convertToLlm", 
 		await differential({
 			arb: histories(fc.oneof(arbHistory16, arbLeadingSystemHistory16)),
 			numRuns: 300,
+			pi: piConvert(2),
+			ours: async ({ history }) => [
+				registry.convert(asAgentMessages(history)),
+				await registry.convertAsync(asAgentMessages(history)),
+			],
+		});
+	});
+
+	it("should match pi with isolate: true, sharing no object with the input (sections, toolsAdded, toolsRemoved included)", async () => {
+		const registry = createDefaultRegistry({ isolate: true });
+		await differential({
+			arb: histories(fc.oneof(arbHistory16, arbLeadingSystemHistory16, arbImageHistory16)),
+			numRuns: 300,
+			isolated: true,
 			pi: piConvert(2),
 			ours: async ({ history }) => [
 				registry.convert(asAgentMessages(history)),
