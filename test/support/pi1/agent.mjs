@@ -233,6 +233,20 @@ async function piBlockImages() {
 	return blockImagesWrapper;
 }
 
+/** A leading system message that declares `grep`, a tool the agent cannot run (it has `echo`). */
+const STALE_LOADOUT = {
+	role: "system",
+	content: SYSTEM_PROMPT,
+	toolsAdded: [
+		{
+			name: "grep",
+			description: "Searches files.",
+			parameters: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+		},
+	],
+	timestamp: 0,
+};
+
 const REPLIES = {
 	answer: () => [fauxAssistantMessage("The parser drops nested brackets.")],
 	"tool turn": () => [
@@ -249,7 +263,9 @@ const REPLIES = {
  *   tap that removes system messages, to show the checks see it): how the registry is built;
  * - `replies`: "answer" (one provider call) or "tool turn" (a tool call, then an answer);
  * - `prompt`: the user's text;
- * - `record`: false to give the Agent the function itself, without the recorder of loop inputs.
+ * - `record`: false to give the Agent the function itself, without the recorder of loop inputs;
+ * - `staleLoadout`: the history starts with a system message declaring `grep`, so the Agent adds no
+ *   leading message and the loop itself inserts one (`declareToolChanges`: echo added, grep removed).
  */
 export async function run(options) {
 	const realNow = Date.now;
@@ -307,7 +323,7 @@ async function runAgent(options) {
 			systemPrompt: SYSTEM_PROMPT,
 			model: faux.getModel(),
 			tools: [echoTool],
-			messages: createHistory(),
+			messages: options.staleLoadout ? [structuredClone(STALE_LOADOUT), ...createHistory()] : createHistory(),
 		},
 		// `record: false` hands the function over with nothing around it (the `this` checks).
 		convertToLlm: options.record === false ? handed : recording.convertToLlm,
@@ -341,6 +357,6 @@ async function runAgent(options) {
 			lastStopReason: last?.stopReason,
 			messages: structuredClone(agent.state.messages),
 		},
-		history: createHistory(),
+		history: options.staleLoadout ? [structuredClone(STALE_LOADOUT), ...createHistory()] : createHistory(),
 	};
 }
