@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { EXTENSION_NAME, type Host, thrownText } from "./host.js";
 import { showPanel } from "./panel.js";
 import type { PiContext, PiSessionManager } from "./pi-api.js";
-import { report } from "./report.js";
+import type { Reporter } from "./report.js";
 import { hardeningText } from "./settings.js";
 import { viewJson, viewLines } from "./view.js";
 
@@ -29,7 +29,7 @@ export function sessionHistory(sessionManager: PiSessionManager): { messages: Ag
 }
 
 /** Runs the command: never throws (a failure is shown as an error). */
-export async function runCommand(host: Host, args: string, ctx: PiContext): Promise<void> {
+export async function runCommand(host: Host, reporter: Reporter, args: string, ctx: PiContext): Promise<void> {
 	try {
 		const json = args.trim() === "--json";
 		const { messages, entryIds } = sessionHistory(ctx.sessionManager);
@@ -50,9 +50,9 @@ export async function runCommand(host: Host, args: string, ctx: PiContext): Prom
 					width: 120,
 				}).join("\n");
 		await show(ctx, text, json);
-		report(ctx, problems);
+		reporter.warn(ctx, problems);
 	} catch (error) {
-		report(ctx, [`/${COMMAND} failed: ${thrownText(error)}`], "error");
+		reporter.error(ctx, [`/${COMMAND} failed: ${thrownText(error)}`]);
 	}
 }
 

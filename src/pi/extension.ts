@@ -8,7 +8,7 @@ import { COMMAND, runCommand } from "./command.js";
 import { createHost } from "./host.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
-import { report } from "./report.js";
+import { createReporter } from "./report.js";
 import { convertRequest } from "./request.js";
 import { DEFAULT_HARDENING, readHardening, registerFlag } from "./settings.js";
 
@@ -33,10 +33,11 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  */
 export default function convertToLlmExtension(pi: PiExtensionApi): void {
 	const host = createHost(pi, DEFAULT_HARDENING);
+	const reporter = createReporter();
 	// Problems with offers arrive without a ctx to show them with: shown at the next chance.
 	const pending: string[] = [];
 	const flush = (ctx: PiContext): void => {
-		if (pending.length > 0) report(ctx, pending.splice(0));
+		if (pending.length > 0) reporter.warn(ctx, pending.splice(0));
 	};
 
 	registerFlag(pi);
@@ -46,19 +47,19 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
 		const { hardening, problems } = readHardening(pi);
 		host.configure(hardening);
-		report(ctx, problems);
+		reporter.warn(ctx, problems);
 		flush(ctx);
 	});
-	const onRequest = (event: { messages: Parameters<typeof convertRequest>[1] }, ctx: PiContext) => {
+	const onRequest = (event: { messages: Parameters<typeof convertRequest>[2] }, ctx: PiContext) => {
 		flush(ctx);
-		return convertRequest(host, event.messages, ctx);
+		return convertRequest(host, reporter, event.messages, ctx);
 	};
 	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", onRequest);
 	pi.registerCommand(COMMAND, {
 		description: "Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only)",
 		handler: (args, ctx) => {
 			flush(ctx);
-			return runCommand(host, args, ctx);
+			return runCommand(host, reporter, args, ctx);
 		},
 	});
 	pi.events.emit(READY_CHANNEL, { version: 1 });

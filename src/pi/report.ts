@@ -3,19 +3,43 @@
  * `ctx.ui.notify(…, "warning" | "error")` where pi has a UI (TUI and RPC modes), and on stderr in
  * print and JSON modes, where stdout belongs to pi's output.
  */
-import { EXTENSION_NAME } from "./host.js";
 import type { PiContext } from "./pi-api.js";
 
-/** Problems shown per request before "… and N more". */
+/** Problems shown at once before "… and N more". */
 const MAX_SHOWN = 5;
 
-/** Shows `problems` (one line each), at most {@link MAX_SHOWN} of them; never throws. */
-export function report(ctx: PiContext, problems: readonly string[], level: "warning" | "error" = "warning"): void {
+/**
+ * The extension's reporter, one per pi runtime.
+ *
+ * Contract: `warn` shows each distinct problem once per runtime (the same unknown role on every
+ * request is said once); `error` always shows. Neither throws.
+ *
+ * @example
+ * const reporter = createReporter(); reporter.warn(ctx, ["lint [empty-message]: …"]);
+ */
+export interface Reporter {
+	warn(ctx: PiContext, problems: readonly string[]): void;
+	error(ctx: PiContext, problems: readonly string[]): void;
+}
+
+export function createReporter(): Reporter {
+	const seen = new Set<string>();
+	return {
+		warn(ctx, problems) {
+			const fresh = problems.filter((problem) => !seen.has(problem));
+			for (const problem of fresh) seen.add(problem);
+			show(ctx, fresh, "warning");
+		},
+		error: (ctx, problems) => show(ctx, problems, "error"),
+	};
+}
+
+function show(ctx: PiContext, problems: readonly string[], level: "warning" | "error"): void {
 	if (problems.length === 0) return;
-	const shown = problems.slice(0, MAX_SHOWN).map((line) => `${EXTENSION_NAME}: ${line}`);
+	const lines = problems.slice(0, MAX_SHOWN).map((line) => `convert-to-llm: ${line}`);
 	if (problems.length > MAX_SHOWN)
-		shown.push(`${EXTENSION_NAME}: … and ${problems.length - MAX_SHOWN} more (see /llm-context)`);
-	const text = shown.join("\n");
+		lines.push(`convert-to-llm: … and ${problems.length - MAX_SHOWN} more (see /llm-context)`);
+	const text = lines.join("\n");
 	try {
 		if (ctx.hasUI) ctx.ui.notify(text, level);
 		else process.stderr.write(`${text}\n`);

@@ -5,7 +5,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { type Host, thrownText } from "./host.js";
 import type { PiContext, PiContextResult } from "./pi-api.js";
-import { report } from "./report.js";
+import type { Reporter } from "./report.js";
 
 /** What the model receives in place of a withheld request, should pi send it despite the abort. */
 export const WITHHELD_TEXT =
@@ -16,33 +16,44 @@ export const WITHHELD_TEXT =
  * they hold only model roles).
  *
  * Contract: never throws or rejects (pi would log the error and send the unconverted history: fail
- * open). Problems the registry reports are shown as warnings; the request goes out with what the
+ * open). Problems the registry reports are shown as warnings (each once); the request goes out with what the
  * plugins decided (a message a hardening plugin could not read is dropped). When the conversion
  * throws, or reports any problem under `strict`, the request is withheld: pi's run is aborted and the
  * returned messages keep only the leading system messages (pi requires one at index 0) and a user
  * message saying so ({@link WITHHELD_TEXT}); the reason is shown as an error.
  *
  * @example
- * pi.on("context_with_system", (event, ctx) => convertRequest(host, event.messages, ctx));
+ * pi.on("context_with_system", (event, ctx) => convertRequest(host, reporter, event.messages, ctx));
  */
-export async function convertRequest(host: Host, messages: AgentMessage[], ctx: PiContext): Promise<PiContextResult> {
+export async function convertRequest(
+	host: Host,
+	reporter: Reporter,
+	messages: AgentMessage[],
+	ctx: PiContext,
+): Promise<PiContextResult> {
 	try {
 		const { registry, problems: buildProblems } = host.build();
 		const explanation = await registry.explainAsync(messages);
 		const problems = [...buildProblems];
 		for (const error of explanation.errors) problems.push(error.message);
 		if (host.hardening().strict && explanation.errors.length > 0) {
-			return withhold(messages, ctx, problems, "the conversion reported problems and strict is on");
+			return withhold(reporter, messages, ctx, problems, "the conversion reported problems and strict is on");
 		}
-		report(ctx, problems);
+		reporter.warn(ctx, problems);
 		return { messages: explanation.output as AgentMessage[] };
 	} catch (error) {
-		return withhold(messages, ctx, [], `the conversion failed: ${thrownText(error)}`);
+		return withhold(reporter, messages, ctx, [], `the conversion failed: ${thrownText(error)}`);
 	}
 }
 
-function withhold(messages: AgentMessage[], ctx: PiContext, problems: string[], why: string): PiContextResult {
-	report(ctx, [`request withheld (fail closed): ${why}.`, ...problems], "error");
+function withhold(
+	reporter: Reporter,
+	messages: AgentMessage[],
+	ctx: PiContext,
+	problems: string[],
+	why: string,
+): PiContextResult {
+	reporter.error(ctx, [`request withheld (fail closed): ${why}.`, ...problems]);
 	try {
 		ctx.abort();
 	} catch {

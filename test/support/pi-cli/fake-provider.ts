@@ -1,0 +1,116 @@
+/**
+ * A loopback OpenAI-compatible endpoint (`POST /v1/chat/completions`, streamed) for the pi CLI
+ * end-to-end tests: it listens on 127.0.0.1 only, answers each request from a script, records every
+ * request body as the bytes pi sent, and closes itself after a time limit even if a test forgets to.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One scripted answer: text, or tool calls (`arguments` as an object, sent as JSON). */
+export type FakeReply =
+	| { text: string }
+	| { toolCalls: readonly { id: string; name: string; arguments: Record<string, unknown> }[] };
+
+/** Chooses the answer to a request from its parsed body and its position (0-based). */
+export type FakeScript = (body: ChatBody, index: number) => FakeReply;
+
+/** The parts of an OpenAI chat-completions body the scripts look at. */
+export interface ChatBody {
+	model?: string;
+	messages: { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[];
+	tools?: unknown[];
+}
+
+export interface FakeProvider {
+	/** `http://127.0.0.1:<port>/v1` */
+	baseUrl: string;
+	/** Each request body, as received (a string of the bytes pi sent). */
+	readonly bodies: string[];
+	close(): Promise<void>;
+}
+
+/** Starts the endpoint; it closes itself after `lifetimeMs` (default 120 s). */
+export async function startFakeProvider(script: FakeScript, lifetimeMs = 120_000): Promise<FakeProvider> {
+	const bodies: string[] = [];
+	const server = createServer((request, response) => {
+		void handle(request, response, script, bodies);
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => resolve());
+	});
+	const timer = setTimeout(() => server.close(), lifetimeMs);
+	timer.unref();
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}/v1`,
+		bodies,
+		close: () =>
+			new Promise<void>((resolve) => {
+				clearTimeout(timer);
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+async function handle(
+	request: IncomingMessage,
+	response: ServerResponse,
+	script: FakeScript,
+	bodies: string[],
+): Promise<void> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of request) chunks.push(chunk as Buffer);
+	if (request.method !== "POST" || !request.url?.endsWith("/chat/completions")) {
+		response.writeHead(404, { "content-type": "application/json" });
+		response.end(JSON.stringify({ error: { message: `no route ${request.method} ${request.url}` } }));
+		return;
+	}
+	const raw = Buffer.concat(chunks).toString("utf8");
+	const index = bodies.length;
+	bodies.push(raw);
+	let reply: FakeReply;
+	try {
+		reply = script(JSON.parse(raw) as ChatBody, index);
+	} catch (error) {
+		response.writeHead(500, { "content-type": "application/json" });
+		response.end(JSON.stringify({ error: { message: `fake script failed: ${String(error)}` } }));
+		return;
+	}
+	response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+	for (const event of sse(reply, index)) response.write(`data: ${JSON.stringify(event)}\n\n`);
+	response.end("data: [DONE]\n\n");
+}
+
+function* sse(reply: FakeReply, index: number): Generator<unknown> {
+	const base = { id: `chatcmpl-${index}`, object: "chat.completion.chunk", created: 1_700_000_000, model: "fake" };
+	const choice = (delta: unknown, finish: string | null) => ({
+		...base,
+		choices: [{ index: 0, delta, finish_reason: finish }],
+	});
+	if ("text" in reply) {
+		yield choice({ role: "assistant", content: reply.text }, null);
+		yield choice({}, "stop");
+	} else {
+		yield choice({ role: "assistant", content: null }, null);
+		for (let i = 0; i < reply.toolCalls.length; i++) {
+			const call = reply.toolCalls[i] as (typeof reply.toolCalls)[number];
+			yield choice(
+				{
+					tool_calls: [
+						{
+							index: i,
+							id: call.id,
+							type: "function",
+							function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+						},
+					],
+				},
+				null,
+			);
+		}
+		yield choice({}, "tool_calls");
+	}
+	yield { ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+}
