@@ -187,6 +187,8 @@ export function write({ dir, sessions }) {
 		const leafIds = [liveLeaf, ...picks.map((n) => all[n % all.length].id)];
 		const text = readFileSync(file, "utf8");
 		const opened = SessionManager.open(file, dir).buildSessionContext();
+		// Every reading compared must be of these bytes; pi's open must not have rewritten them.
+		if (readFileSync(file, "utf8") !== text) throw new Error(`SessionManager.open rewrote ${file}`);
 		return {
 			file,
 			entryCount: all.length,
