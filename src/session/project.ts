@@ -2,9 +2,8 @@
  * What one entry of the context sends: pi 1.6.0's `sessionEntryToContextMessages` and
  * `projectContextEntry`, with every case pi would fail on (or silently turn into `NaN`) reported.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
-import type { ContextEditEntry, SessionEntry } from "./types.js";
+import type { ContextEditEntry, HistoryMessage, SessionEntry } from "./types.js";
 
 /** How a rule reports a problem about entry `at`, and names that entry in the message. */
 export interface Reporter {
@@ -37,7 +36,7 @@ const CONTENT_ARRAY = new Set<unknown>(["user", "assistant", "toolResult"]);
 type Loose = Record<string, unknown>;
 
 /** The messages entry `at` contributes without edits, as pi 1.6.0's `sessionEntryToContextMessages`. */
-export function entryMessages(entry: SessionEntry, at: number, reporter: Reporter): AgentMessage[] {
+export function entryMessages(entry: SessionEntry, at: number, reporter: Reporter): HistoryMessage[] {
 	if (entry.type === "message") {
 		const message = entry.message as unknown as Loose | null | undefined;
 		if (message === undefined || message === null) {
@@ -49,10 +48,10 @@ export function entryMessages(entry: SessionEntry, at: number, reporter: Reporte
 		}
 		// Old versions, forks and hand-edited files can hold a message without content.
 		if (message.content === undefined || message.content === null) {
-			if (message.role === "system") return [{ ...message, content: "" } as unknown as AgentMessage];
-			if (CONTENT_ARRAY.has(message.role)) return [{ ...message, content: [] } as unknown as AgentMessage];
+			if (message.role === "system") return [{ ...message, content: "" } as unknown as HistoryMessage];
+			if (CONTENT_ARRAY.has(message.role)) return [{ ...message, content: [] } as unknown as HistoryMessage];
 		}
-		return [entry.message as AgentMessage];
+		return [entry.message as HistoryMessage];
 	}
 	if (entry.type === "custom_message") {
 		const { customType, display, details, timestamp } = entry;
@@ -70,11 +69,11 @@ export function entryMessages(entry: SessionEntry, at: number, reporter: Reporte
 	if (entry.type === "compaction") {
 		const { summary, tokensBefore, timestamp, systemMessage } = entry;
 		const ms = epochOf(timestamp, at, reporter);
-		const message: AgentMessage = Number.isNaN(ms)
+		const message: HistoryMessage = Number.isNaN(ms)
 			? { role: "compactionSummary", summary, tokensBefore, timestamp: ms }
 			: createCompactionSummaryMessage(summary, tokensBefore, ms);
 		// pi 1.x: the prompt and tools at the compaction lead the compacted context, as the same object.
-		return systemMessage ? [systemMessage as unknown as AgentMessage, message] : [message];
+		return systemMessage ? [systemMessage as unknown as HistoryMessage, message] : [message];
 	}
 	return [];
 }
@@ -86,7 +85,7 @@ export const isSystemEntry = (entry: SessionEntry): boolean =>
 /** What an edit made of an entry's messages. */
 export type Edited =
 	| { effect: "hidden" }
-	| { effect: "replaced"; messages: AgentMessage[]; first: number }
+	| { effect: "replaced"; messages: HistoryMessage[]; first: number }
 	| { effect: "none" };
 
 /**
@@ -94,7 +93,7 @@ export type Edited =
  * editable message becomes a copy (role, metadata and key order kept) with the replacement content.
  */
 export function applyEdit(
-	messages: readonly AgentMessage[],
+	messages: readonly HistoryMessage[],
 	edit: ContextEditEntry,
 	editAt: number,
 	at: number,
@@ -112,17 +111,17 @@ export function applyEdit(
 		return messages.length === 0 ? { effect: "none" } : { effect: "hidden" };
 	}
 	let first = -1;
-	const edited: AgentMessage[] = new Array(messages.length);
+	const edited: HistoryMessage[] = new Array(messages.length);
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as unknown as Loose;
 		if (!EDITABLE.has(message?.role)) {
-			edited[i] = message as unknown as AgentMessage;
+			edited[i] = message as unknown as HistoryMessage;
 			continue;
 		}
 		if (first === -1) first = i;
 		const next =
 			BLOCKS_ONLY.has(message.role) && typeof content === "string" ? [{ type: "text", text: content }] : content;
-		edited[i] = { ...message, content: next } as unknown as AgentMessage;
+		edited[i] = { ...message, content: next } as unknown as HistoryMessage;
 	}
 	if (first !== -1) return { effect: "replaced", messages: edited, first };
 	if (messages.length > 0) {
@@ -137,7 +136,7 @@ export function applyEdit(
 }
 
 /** The roles of `messages`, as text (a message without a string role shows as `?`). */
-export function rolesOf(messages: readonly AgentMessage[]): string[] {
+export function rolesOf(messages: readonly HistoryMessage[]): string[] {
 	const roles: string[] = new Array(messages.length);
 	for (let i = 0; i < messages.length; i++) {
 		const role = (messages[i] as unknown as Loose | null)?.role;

@@ -18,6 +18,12 @@ import type { InvalidSessionError } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
 
 /**
+ * A message of the history the reader builds: pi-agent-core's `AgentMessage`. The reader's internal
+ * files name it through this alias, so that pi's types are imported in as few files as possible.
+ */
+export type HistoryMessage = AgentMessage;
+
+/**
  * The session format version pi 0.73.1 writes. Versions 1 and 2 are migrated in memory on read.
  *
  * Contract: after reading, `ParsedSession.header.version` is this; `ParsedSession.version` keeps the
