@@ -206,7 +206,7 @@ describe("isolate on shared references and cycles (issue 9 item 11)", () => {
 
 		const [copy] = createDefaultRegistry({ isolate: true }).convert([message]);
 
-		const [first, second] = (copy as { content: Record<string, unknown>[] }).content;
+		const [first, second] = (copy as unknown as { content: Record<string, unknown>[] }).content;
 		expect(first).not.toBe(block);
 		expect(first?.parent).toBe(first);
 		expect(first?.root).toBe(first);
