@@ -8,18 +8,10 @@
  * same scenario with different converters produce byte-identical transcripts (timestamps and
  * durations included) and their provider contexts can be compared whole.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Agent } from "@earendil-works/pi-agent-core";
 import { createModels, fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
-import {
-	createAgentSession,
-	ModelRuntime,
-	convertToLlm as piConvertToLlm,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { convertToLlm as piConvertToLlm } from "@earendil-works/pi-coding-agent";
+import { createUpstreamBlockImages } from "./upstream-session.mjs";
 
 const DIST = new URL("../../../dist/", import.meta.url);
 const lib = await import(new URL("index.js", DIST).href);
@@ -209,27 +201,12 @@ function handOver(fn, how, thisSeen) {
 
 let blockImagesWrapper;
 
-/** pi's real `convertToLlmWithBlockImages`, blocking on, from an in-memory `createAgentSession`. */
+/** pi's real `convertToLlmWithBlockImages`, blocking on, made once per child. */
 async function piBlockImages() {
 	if (blockImagesWrapper) return blockImagesWrapper;
-	const dir = mkdtempSync(join(tmpdir(), "ctl-pi1-agent-"));
-	process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-	const faux = fauxProvider();
-	const modelRuntime = await ModelRuntime.create({
-		authPath: join(dir, "auth.json"),
-		modelsPath: join(dir, "models.json"),
-		refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	const { session } = await createAgentSession({
-		cwd: dir,
-		agentDir: dir,
-		model: faux.getModel(),
-		modelRuntime,
-		settingsManager: SettingsManager.inMemory({ images: { blockImages: true } }),
-		sessionManager: SessionManager.inMemory(dir),
-	});
-	blockImagesWrapper = session.agent.convertToLlm;
+	const upstream = await createUpstreamBlockImages(true);
+	process.on("exit", () => upstream.dispose());
+	blockImagesWrapper = upstream.convert;
 	return blockImagesWrapper;
 }
 

@@ -1,21 +1,11 @@
 /**
  * pi 1.6.0's conversion, for the differential: `convertToLlm` from `@earendil-works/pi-coding-agent`,
- * and the real `convertToLlmWithBlockImages` closure, taken from an in-memory `createAgentSession`
- * (offline: a faux provider registered on a `ModelRuntime` in a temp dir) with its live setting.
+ * and the real `convertToLlmWithBlockImages` closure (upstream-session.mjs) with its live setting.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fauxProvider } from "@earendil-works/pi-ai";
-import {
-	convertToLlm,
-	createAgentSession,
-	ModelRuntime,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { convertToLlm } from "@earendil-works/pi-coding-agent";
 import { decode } from "./codec.mjs";
 import { deepFreeze, sharing } from "./identity.mjs";
+import { createUpstreamBlockImages } from "./upstream-session.mjs";
 
 /** One conversion: pi's output and what it passed on by reference, or what pi threw. */
 function run(fn, history, freeze) {
@@ -36,35 +26,13 @@ export function convert({ encoded, freeze = false }) {
 	return encoded.map((tree) => run(convertToLlm, decode(tree).history, freeze));
 }
 
-let session;
-
-/** The real closure and its settings, made once per child. */
+/** The real closure, made once per child (blocking on), and disposed of when the child exits. */
+let upstream;
 async function blockImagesSession() {
-	if (session) return session;
-	const dir = mkdtempSync(join(tmpdir(), "ctl-pi1-upstream-"));
-	const faux = fauxProvider();
-	const modelRuntime = await ModelRuntime.create({
-		authPath: join(dir, "auth.json"),
-		modelsPath: join(dir, "models.json"),
-		refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	const settingsManager = SettingsManager.inMemory({ images: { blockImages: true } });
-	const created = await createAgentSession({
-		cwd: dir,
-		agentDir: dir,
-		model: faux.getModel(),
-		modelRuntime,
-		settingsManager,
-		sessionManager: SessionManager.inMemory(dir),
-	});
-	const wrapper = created.session.agent.convertToLlm;
-	if (wrapper === convertToLlm || !String(wrapper).includes("getBlockImages")) {
-		throw new Error("session.agent.convertToLlm is not pi's convertToLlmWithBlockImages closure");
-	}
-	process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-	session = { wrapper, settingsManager, dispose: () => created.session.dispose() };
-	return session;
+	if (upstream) return upstream;
+	upstream = await createUpstreamBlockImages(true);
+	process.on("exit", () => upstream.dispose());
+	return upstream;
 }
 
 /**
@@ -72,12 +40,11 @@ async function blockImagesSession() {
  * the live setting (`settingsManager.setBlockImages`) set to that entry before the call.
  */
 export async function blockImages({ encoded, freeze = false }) {
-	const { wrapper, settingsManager } = await blockImagesSession();
+	const { convert: wrapper, setBlockImages } = await blockImagesSession();
 	return encoded.map((tree) => {
 		const { history, toggles } = decode(tree);
 		return toggles.map((blocked) => {
-			settingsManager.setBlockImages(blocked);
-			if (settingsManager.getBlockImages() !== blocked) throw new Error("setBlockImages did not take");
+			setBlockImages(blocked);
 			return run(wrapper, history, freeze);
 		});
 	});
