@@ -1,6 +1,7 @@
 /**
- * The real pi 1.6.0 CLI (`@earendil-works/pi-coding-agent`'s `bin`) in RPC mode, on the Node >= 22.19
- * runtime the project fetches (`scripts/pi-node.mjs`): one child per call to {@link startPi}, fed
+ * The real pi CLI in RPC mode: 1.6.0 (`@earendil-works/pi-coding-agent`'s `bin`) on the Node >= 22.19
+ * runtime the project fetches (`scripts/pi-node.mjs`), or 0.73.1 (`@mariozechner`) on the Node that
+ * runs the tests. One child per call to {@link startPi}, fed
  * JSON lines on stdin, read as JSON lines on stdout. Every wait has a deadline, and the child is
  * killed on `stop()` or when its lifetime runs out; it runs with HOME, pi's agent directory and the
  * working directory set to the caller's temp directories, so nothing outside them is touched.
@@ -15,11 +16,23 @@ import { resolvePiNode as resolvePiNodeUntyped } from "../../../scripts/pi-node.
 const resolvePiNode = resolvePiNodeUntyped as () => string;
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** The pi 1.x CLI script, from its package.json `bin`. */
-export function piCliPath(): string {
-	// The package does not export ./package.json: find it beside the devDependency's folder.
-	const pkgPath = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/package.json");
-	const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { bin: Record<string, string> };
+/** The pi lines the tests run: 1.6.0 (`@earendil-works`, Node >= 22.19) and 0.73.1 (`@mariozechner`, this Node). */
+export type PiLine = "1.6.0" | "0.73.1";
+
+const PACKAGES: Record<PiLine, string> = {
+	"1.6.0": "@earendil-works/pi-coding-agent",
+	"0.73.1": "@mariozechner/pi-coding-agent",
+};
+
+/** The event that says a prompt's run is over: pi 1.x's `agent_end` may be followed by a retry. */
+export const SETTLED: Record<PiLine, string> = { "1.6.0": "agent_settled", "0.73.1": "agent_end" };
+
+/** A line's CLI script, from its package.json `bin`. */
+export function piCliPath(line: PiLine = "1.6.0"): string {
+	// pi 1.x does not export ./package.json: find it in the devDependency's folder.
+	const pkgPath = join(ROOT, "node_modules", PACKAGES[line], "package.json");
+	const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string; bin: Record<string, string> };
+	if (pkg.version !== line) throw new Error(`${PACKAGES[line]} is ${pkg.version}, not ${line}: run npm ci`);
 	return join(dirname(pkgPath), pkg.bin.pi as string);
 }
 
@@ -32,6 +45,8 @@ export interface PiDirs {
 export interface StartPiOptions {
 	dirs: PiDirs;
 	args: readonly string[];
+	/** Default 1.6.0. */
+	line?: PiLine;
 	/** Kill the child after this long whatever happens (default 60 s). */
 	lifetimeMs?: number;
 }
@@ -39,6 +54,7 @@ export interface StartPiOptions {
 export type RpcEvent = { type: string; [key: string]: unknown };
 
 export interface PiRpc {
+	readonly line: PiLine;
 	/** Every JSON line pi wrote, in order. */
 	readonly events: RpcEvent[];
 	/** What pi wrote on stderr. */
@@ -54,7 +70,7 @@ let nextId = 0;
 
 /** Starts `pi --mode rpc …args` in the given directories. */
 export function startPi(options: StartPiOptions): PiRpc {
-	const { dirs, args, lifetimeMs = 60_000 } = options;
+	const { dirs, args, line = "1.6.0", lifetimeMs = 60_000 } = options;
 	const env: NodeJS.ProcessEnv = {
 		PATH: process.env.PATH,
 		HOME: dirs.home,
@@ -65,7 +81,8 @@ export function startPi(options: StartPiOptions): PiRpc {
 		NO_COLOR: "1",
 		TMPDIR: dirs.home,
 	};
-	const child: ChildProcess = spawn(resolvePiNode(), [piCliPath(), "--mode", "rpc", ...args], {
+	const node = line === "1.6.0" ? resolvePiNode() : process.execPath;
+	const child: ChildProcess = spawn(node, [piCliPath(line), "--mode", "rpc", ...args], {
 		cwd: dirs.cwd,
 		env,
 		stdio: ["pipe", "pipe", "pipe"],
@@ -139,6 +156,7 @@ export function startPi(options: StartPiOptions): PiRpc {
 		});
 
 	return {
+		line,
 		events,
 		stderr: () => stderr,
 		request(command, timeoutMs = 20_000) {

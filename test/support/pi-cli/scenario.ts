@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FakeProvider, FakeScript } from "./fake-provider.js";
-import { type PiDirs, type PiRpc, type RpcEvent, type StartPiOptions, startPi } from "./rpc-client.js";
+import { type PiDirs, type PiRpc, type RpcEvent, SETTLED, type StartPiOptions, startPi } from "./rpc-client.js";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const DEMO = join(ROOT, "examples/sessions/demo.jsonl");
@@ -113,7 +113,7 @@ export async function prompt(pi: PiRpc, message: string, images?: unknown[]): Pr
 	const from = pi.events.length;
 	const response = await pi.request({ type: "prompt", message, ...(images === undefined ? {} : { images }) });
 	if (response.success !== true) throw new Error(`prompt failed: ${JSON.stringify(response)}`);
-	await pi.waitFor((event) => event.type === "agent_settled", 20_000, from);
+	await pi.waitFor((event) => event.type === SETTLED[pi.line], 20_000, from);
 }
 
 /** Runs `/llm-context <args>` and returns the text it showed (an RPC notification). */
