@@ -453,14 +453,88 @@ export const arbBranchSummary16: fc.Arbitrary<BranchSummaryMessage> = fc.record(
 	PLAIN,
 ) as fc.Arbitrary<BranchSummaryMessage>;
 
+/** A `toolCall` block with pi 1.x's optional `namespace` (0.85) and `argumentsError` (1.3). */
+export const arbToolCall16: fc.Arbitrary<ToolCall> = fc
+	.tuple(
+		arbToolCall,
+		fc.record({ namespace: arbName, argumentsError: arbText }, { noNullPrototype: true, requiredKeys: [] }),
+	)
+	.map(([call, extra]) => ({ ...call, ...extra }) as ToolCall);
+
+/**
+ * An `assistant` message with pi 1.x's fields: `stopReason` `"pending"` / `"deferred"` (0.84) with a
+ * `deferred` handle, `responseModel`, `providerThinkingLevel`, `thinkingLevel`, `rawStopReason`,
+ * `endTurn`, `durationMs`, and tool calls with `namespace` / `argumentsError`.
+ */
+export const arbAssistantMessage16: fc.Arbitrary<AssistantMessage> = fc
+	.tuple(
+		arbAssistantMessage,
+		fc.array(fc.oneof(arbTextContent, arbThinkingContent, arbToolCall16), { maxLength: 4 }),
+		fc.record(
+			{
+				stopReason: fc.constantFrom("stop", "toolUse", "pending", "deferred"),
+				responseModel: arbName,
+				providerThinkingLevel: fc.constantFrom("low", "high", "xhigh"),
+				thinkingLevel: fc.constantFrom("off", "minimal", "medium", "high"),
+				deferred: fc.record(
+					{ provider: arbName, modelId: arbName, api: arbName, id: arbName, pollAfterMs: fc.nat() },
+					{ noNullPrototype: true, requiredKeys: ["provider", "modelId", "api", "id"] },
+				),
+				rawStopReason: arbName,
+				endTurn: fc.boolean(),
+				durationMs: fc.nat(),
+			},
+			{ noNullPrototype: true, requiredKeys: [] },
+		),
+	)
+	.map(([message, content, extra]) => ({ ...message, content, ...extra }) as AssistantMessage);
+
+/** A `toolResult` message with pi 1.x's `usage`, `nestedCalls` and `durationMs`. */
+export const arbToolResultMessage16: fc.Arbitrary<ToolResultMessage> = fc
+	.tuple(
+		arbToolResultMessage,
+		fc.record(
+			{
+				usage: arbUsage,
+				nestedCalls: fc.record(
+					{
+						calls: fc.array(
+							fc.record(
+								{
+									id: arbName,
+									name: arbName,
+									arguments: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), {
+										maxKeys: 2,
+										noNullPrototype: true,
+									}),
+									status: fc.constantFrom("ok", "error", "unfinished"),
+									durationMs: fc.nat(),
+								},
+								{ noNullPrototype: true, requiredKeys: ["id", "name", "status"] },
+							),
+							{ maxLength: 2 },
+						),
+						complete: fc.boolean(),
+					},
+					PLAIN,
+				),
+				durationMs: fc.nat(),
+			},
+			{ noNullPrototype: true, requiredKeys: [] },
+		),
+	)
+	.map(([message, extra]) => ({ ...message, ...extra }) as ToolResultMessage);
+
 /** A message of a pi 1.x history: every role of {@link arbAgentMessage}, plus `system`, and `fromId: null`. */
 export type Pi1HistoryMessage = AgentMessage | Pi1SystemMessage;
 
-/** Any message of a pi 1.6.0 history. */
+/** Any message of a pi 1.6.0 history, the 1.x fields of assistant and tool-result messages included. */
 export const arbAgentMessage16: fc.Arbitrary<Pi1HistoryMessage> = fc.oneof(
 	{ weight: 3, arbitrary: arbUserMessage },
-	{ weight: 3, arbitrary: arbAssistantMessage },
-	{ weight: 3, arbitrary: arbToolResultMessage },
+	{ weight: 2, arbitrary: arbAssistantMessage },
+	{ weight: 1, arbitrary: arbAssistantMessage16 },
+	{ weight: 2, arbitrary: arbToolResultMessage },
+	{ weight: 1, arbitrary: arbToolResultMessage16 },
 	{ weight: 3, arbitrary: arbBashExecution },
 	{ weight: 2, arbitrary: arbCustomMessage },
 	{ weight: 2, arbitrary: arbBranchSummary16 },
@@ -489,6 +563,7 @@ export const arbImageHistory16: fc.Arbitrary<Pi1HistoryMessage[]> = fc
 					PLAIN,
 				) as fc.Arbitrary<UserMessage>,
 				arbToolResultMessage,
+				arbToolResultMessage16,
 				arbCustomMessage,
 				arbSystemMessage as fc.Arbitrary<unknown> as fc.Arbitrary<AgentMessage>,
 			),
