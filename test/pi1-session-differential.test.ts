@@ -67,6 +67,8 @@ const run = {
 const kinds: Record<string, number> = {};
 /** How often each 1.x rule applied on a compared path. */
 const rulesSeen: Record<string, number> = {};
+/** For the history mismatches: how often each 1.x rule applied on their path ("none" would be unexplained). */
+const historyMismatchRules: Record<string, number> = {};
 const log = new MismatchLog();
 /** Size of the 0.73.1-written run (pi 1.6.0 against pi 0.73.1). */
 const cross = { sessions: 0, entries: 0, contexts: 0, messages: 0, mismatches: 0 };
@@ -106,6 +108,11 @@ afterAll(async () => {
 	console.log(
 		`[pi1 session differential] entries: ${JSON.stringify(kinds)}; 1.x rules on compared paths: ${JSON.stringify(rulesSeen)}`,
 	);
+	if (run.historyMismatches > 0) {
+		console.log(
+			`[pi1 session differential] 1.x rules on the paths of the history mismatches ("none": unexplained): ${JSON.stringify(historyMismatchRules)}`,
+		);
+	}
 	if (log.total > 0) console.log(`[pi1 session differential] mismatch classes:\n${log.report()}`);
 	console.log(
 		`[pi1 session differential] ${cross.sessions} sessions written by pi-coding-agent 0.73.1, ${cross.entries} entries, ${cross.contexts} contexts (${cross.messages} history messages): pi 1.6.0 vs 0.73.1 buildSessionContext + convertToLlm: ${cross.mismatches} mismatches ${crossLog.summary()}`,
@@ -143,7 +150,12 @@ function compareContext(label: string, ours: Ours, theirs: PiContext, quiet: boo
 		run.messages += theirs.context.messages.length;
 		run.systemMessages += systemCount(theirs.context.messages);
 		for (const rule of theirs.rules) rulesSeen[rule] = (rulesSeen[rule] ?? 0) + 1;
-		if (!historySame) run.historyMismatches++;
+		if (!historySame) {
+			run.historyMismatches++;
+			for (const rule of theirs.rules.length > 0 ? theirs.rules : ["none"]) {
+				historyMismatchRules[rule] = (historyMismatchRules[rule] ?? 0) + 1;
+			}
+		}
 		if (!inputSame) run.modelInputMismatches++;
 		if (!settingsSame) run.settingsMismatches++;
 		if (problems > 0) run.problemsReported++;

@@ -101,16 +101,26 @@ export class MismatchLog {
 		return total;
 	}
 
-	/** `{"system dropped":12,"other":1}` */
-	summary(): string {
-		return JSON.stringify(Object.fromEntries(this.counts));
+	/** The classes, most frequent first. */
+	private ranked(): [string, number][] {
+		return [...this.counts].sort((a, b) => b[1] - a[1]);
 	}
 
-	/** Every class with its count and first example. */
-	report(): string {
-		return [...this.counts]
-			.map(([kind, count]) => `  ${kind}: ${count}\n    first example: ${this.examples.get(kind)}`)
-			.join("\n");
+	/** `{"system dropped":12,"other":1}`: the `limit` most frequent classes, and how many others. */
+	summary(limit = 10): string {
+		const ranked = this.ranked();
+		const shown = JSON.stringify(Object.fromEntries(ranked.slice(0, limit)));
+		return ranked.length > limit ? `${shown} (+${ranked.length - limit} more classes)` : shown;
+	}
+
+	/** The `limit` most frequent classes with their count and first example. */
+	report(limit = 10): string {
+		const ranked = this.ranked();
+		const lines = ranked
+			.slice(0, limit)
+			.map(([kind, count]) => `  ${kind}: ${count}\n    first example: ${this.examples.get(kind)}`);
+		if (ranked.length > limit) lines.push(`  (+${ranked.length - limit} more classes)`);
+		return lines.join("\n");
 	}
 }
 
