@@ -7,12 +7,20 @@
  * and wait is bounded in time.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "./support/pi-cli/fake-provider.js";
-import { type PiLine, type PiRpc, type RpcEvent, SETTLED } from "./support/pi-cli/rpc-client.js";
+import {
+	type PiLine,
+	type PiRpc,
+	piCommand,
+	piEnv,
+	type RpcEvent,
+	SETTLED,
+	startPi,
+} from "./support/pi-cli/rpc-client.js";
 import {
 	llmContext,
 	notices,
@@ -217,4 +225,64 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 		);
 		expect(errors).toContain("lint [empty-content]");
 	}, 60_000);
+});
+
+describe("the convert-to-llm pi package", () => {
+	it("should print /llm-context --json on stderr in print mode (pi keeps stdout), equal to convert-to-llm --json, without a model request", () => {
+		const { dirs, session } = prepare(join(base, "run"), fake);
+		const [node, cli] = piCommand("1.6.0");
+		const args = [cli, "-p", ...piArgs(session, [ROOT, TICKET_EXTENSION]), "/llm-context --json"];
+		const result = spawnSync(node, args, { cwd: dirs.cwd, env: piEnv(dirs), encoding: "utf8", timeout: 30_000 });
+		expect(result.status, result.stderr).toBe(0);
+		expect(result.stdout).toBe("");
+		expect(result.stderr).toBe(cliJson(session, [TICKET_PLUGIN]));
+		expect(fake.bodies.splice(0)).toEqual([]);
+	}, 60_000);
+
+	it("should install from its packed tarball with pi install and load from settings without warnings", async () => {
+		const packed = spawnSync("npm", ["pack", "--json", "--pack-destination", base], {
+			cwd: ROOT,
+			encoding: "utf8",
+			timeout: 60_000,
+		});
+		expect(packed.status, packed.stderr).toBe(0);
+		const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+		const unpacked = join(base, "unpacked");
+		mkdirSync(unpacked, { recursive: true });
+		const untar = spawnSync("tar", ["-xzf", join(base, filename), "-C", unpacked], {
+			encoding: "utf8",
+			timeout: 20_000,
+		});
+		expect(untar.status, untar.stderr).toBe(0);
+		const pkg = join(unpacked, "package");
+		// What npm would install beside it: its one dependency.
+		mkdirSync(join(pkg, "node_modules"), { recursive: true });
+		symlinkSync(join(ROOT, "node_modules/tapable"), join(pkg, "node_modules/tapable"), "dir");
+
+		const { dirs, session } = prepare(join(base, "run"), fake);
+		const [node, cli] = piCommand("1.6.0");
+		const install = spawnSync(node, [cli, "install", pkg], {
+			cwd: dirs.cwd,
+			env: piEnv(dirs),
+			encoding: "utf8",
+			timeout: 30_000,
+		});
+		expect(install.status, install.stderr).toBe(0);
+		const pi = startPi({ dirs, args: ["--session", session, "--model", "fake/fake-model"], lifetimeMs: 30_000 });
+		try {
+			const commands = await pi.request({ type: "get_commands" });
+			const ours = (
+				commands.data as { commands: { name: string; sourceInfo: { origin: string; path: string } }[] }
+			).commands.find((command) => command.name === "llm-context");
+			expect(ours?.sourceInfo.origin).toBe("package");
+			expect(ours?.sourceInfo.path).toBe(join(pkg, "dist/pi.js"));
+			await prompt(pi, "And now?");
+		} finally {
+			await pi.stop();
+		}
+		expect(fake.bodies.splice(0)).toHaveLength(1);
+		expect(pi.stderr()).toBe("");
+		expect(pi.events.filter((event) => event.type === "extension_error")).toEqual([]);
+		expect(notices(pi.events, "error")).toEqual([]);
+	}, 90_000);
 });

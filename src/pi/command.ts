@@ -1,7 +1,8 @@
 /**
  * `/llm-context [--json]`: what the next request sends, as convert-to-llm makes it of pi's session
  * context. In the TUI a scrollable panel; in RPC mode the plain text as a notification; in print and
- * JSON modes on stdout (print) or stderr (JSON, whose stdout is pi's event stream).
+ * JSON modes on stderr (pi keeps stdout for its own output there, and sends extensions' stdout writes
+ * to stderr anyway).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { EXTENSION_NAME, type Host, thrownText } from "./host.js";
@@ -62,9 +63,7 @@ async function show(ctx: PiContext, text: string, json: boolean): Promise<void> 
 		await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, text.split("\n"));
 	} else if (ctx.hasUI) {
 		ctx.ui.notify(text, "info");
-	} else if (mode === "json") {
-		process.stderr.write(`${text}\n`);
 	} else {
-		process.stdout.write(`${text}\n`);
+		process.stderr.write(`${text}\n`);
 	}
 }

@@ -68,10 +68,14 @@ export interface PiRpc {
 
 let nextId = 0;
 
-/** Starts `pi --mode rpc …args` in the given directories. */
-export function startPi(options: StartPiOptions): PiRpc {
-	const { dirs, args, line = "1.6.0", lifetimeMs = 60_000 } = options;
-	const env: NodeJS.ProcessEnv = {
+/** The Node binary and CLI script that run a pi line. */
+export function piCommand(line: PiLine = "1.6.0"): [node: string, cli: string] {
+	return [line === "1.6.0" ? resolvePiNode() : process.execPath, piCliPath(line)];
+}
+
+/** pi's environment: HOME, the agent directory and TMPDIR in the temp directories, offline, no telemetry. */
+export function piEnv(dirs: PiDirs): NodeJS.ProcessEnv {
+	return {
 		PATH: process.env.PATH,
 		HOME: dirs.home,
 		PI_CODING_AGENT_DIR: dirs.agentDir,
@@ -81,10 +85,15 @@ export function startPi(options: StartPiOptions): PiRpc {
 		NO_COLOR: "1",
 		TMPDIR: dirs.home,
 	};
-	const node = line === "1.6.0" ? resolvePiNode() : process.execPath;
-	const child: ChildProcess = spawn(node, [piCliPath(line), "--mode", "rpc", ...args], {
+}
+
+/** Starts `pi --mode rpc …args` in the given directories. */
+export function startPi(options: StartPiOptions): PiRpc {
+	const { dirs, args, line = "1.6.0", lifetimeMs = 60_000 } = options;
+	const [node, cli] = piCommand(line);
+	const child: ChildProcess = spawn(node, [cli, "--mode", "rpc", ...args], {
 		cwd: dirs.cwd,
-		env,
+		env: piEnv(dirs),
 		stdio: ["pipe", "pipe", "pipe"],
 	});
 	const events: RpcEvent[] = [];
