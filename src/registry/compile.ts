@@ -9,7 +9,7 @@
  * one `Map` look-up per message slower.
  */
 import type { ConvertLoop, RoleEntry, RoleTable } from "./dispatch.js";
-import { customTypeOf, interpret, step } from "./dispatch.js";
+import { customTypeOf, FAILED, interpret, judge, step, threw } from "./dispatch.js";
 
 /** How many roles, in registration order, get a `case` of their own (the preset's, in practice). */
 const SWITCHED_ROLES = 16;
@@ -29,13 +29,18 @@ export function compileLoop(table: RoleTable, inlineIdentity: boolean): ConvertL
 	const cases: string[] = [];
 	switched.forEach((entry, k) => {
 		const label = `case ${JSON.stringify(entry.role)}:`;
-		if (inlineIdentity && entry.identity && entry.excludedBy === undefined) identities.push(label);
+		if (!inlineIdentity) cases.push(`${label} step(entries[${k}], message, i, run, out); continue;`);
+		else if (entry.identity && entry.excludedBy === undefined) identities.push(label);
+		else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
+			cases.push(`${label} {${single(entry, k)}}`);
 		else cases.push(`${label} step(entries[${k}], message, i, run, out); continue;`);
 	});
 	const identity = identities.length === 0 ? "" : `${identities.join(" ")} out.push(message); continue;`;
 	const source = `"use strict";
+${switched.map((_, k) => `const L${k} = entries[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
 return function convertMessages(input, run) {
 	const out = [];
+	const view = run.view;
 	const length = input.length;
 	for (let i = 0; i < length; i++) {
 		const message = input[i];
@@ -61,10 +66,13 @@ return function convertMessages(input, run) {
 	return out;
 };`;
 	try {
-		return new Function("entries", "rest", "step", "customTypeOf", "NONE", source)(
+		return new Function("entries", "rest", "step", "judge", "threw", "FAILED", "customTypeOf", "NONE", source)(
 			switched,
 			rest,
 			step,
+			judge,
+			threw,
+			FAILED,
 			customTypeOf,
 			Object.freeze([]),
 		) as ConvertLoop;
@@ -72,4 +80,36 @@ return function convertMessages(input, run) {
 		// `new Function` refused (a Content-Security-Policy without unsafe-eval): the same loop, interpreted.
 		return interpret(table);
 	}
+}
+
+/**
+ * The case of a role with one converter, when outputs are neither copied nor traced: the converter
+ * called directly, and a single model message appended at once; anything else goes to `judge`, as
+ * the interpreter's `step` would send it.
+ */
+function single(entry: RoleEntry, k: number): string {
+	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
+	const exclusion = entry.excludedBy === undefined ? "" : "if (message.excludeFromContext) continue;";
+	return `${exclusion}
+					run.index = i;
+					let result;
+					try {
+						result = F${k}(message, view);
+					} catch (cause) {
+						threw(L${k}, 0, message, i, run, cause);
+						continue;
+					}
+					if (result !== null && typeof result === "object" && result !== message) {
+						const to = result.role;
+						if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+							out.push(result);
+							continue;
+						}
+					}
+					const judged = judge(L${k}, 0, message, i, run, result);
+					if (judged === FAILED) continue;
+					if (judged === undefined) run.unhandled(i, ${JSON.stringify(entry.role)}, customTypeOf(message), L${k}.names);
+					else run.take(judged, i, out);
+					continue;
+				`;
 }

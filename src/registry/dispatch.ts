@@ -80,37 +80,59 @@ function badResult(result: unknown): string | undefined {
 	}
 }
 
+/** A converter of `list` threw: reported (once per message); the next converter is its fallback. */
+export function threw(list: ConverterList, k: number, message: AgentMessage, index: number, run: Run, cause: unknown) {
+	const plugin = list.names[k] as string;
+	if (run.listening)
+		run.reportAt(
+			index,
+			asOurs(cause, (c) => failure(plugin, message, index, `it threw: ${errorText(c)}`, c)),
+		);
+	return FAILED;
+}
+
+/**
+ * What converter `k` of `list` returning `result` means: the result to append, `undefined` (not
+ * mine: ask the next), or {@link FAILED} (not pi-ai messages: reported, the next one is asked).
+ */
+export function judge(
+	list: ConverterList,
+	k: number,
+	message: AgentMessage,
+	index: number,
+	run: Run,
+	result: ConverterResult,
+): ConverterResult | typeof FAILED {
+	if (result === undefined) return undefined;
+	// A model-role message returned as is needs no check.
+	if (result !== null && (result !== message || !list.modelRole)) {
+		const problem = badResult(result);
+		if (problem !== undefined) {
+			const text = `${problem}, not a pi-ai Message (system, user, assistant or toolResult)`;
+			if (run.listening) run.reportAt(index, failure(list.names[k] as string, message, index, text));
+			return FAILED;
+		}
+	}
+	run.decidedBy = list.names[k] as string;
+	return result;
+}
+
 /** Asks each converter of `list` in turn; a failing one is reported (once per message) and skipped. */
 function ask(list: ConverterList, message: AgentMessage, index: number, run: Run): ConverterResult | typeof FAILED {
-	const { fns, names } = list;
+	const fns = list.fns;
 	let failed = false;
 	for (let k = 0; k < fns.length; k++) {
-		let result: ConverterResult;
+		let returned: ConverterResult;
 		run.index = index;
 		try {
-			result = (fns[k] as ConverterFn)(message, run.view);
+			returned = (fns[k] as ConverterFn)(message, run.view);
 		} catch (cause) {
-			failed = true;
-			if (run.listening)
-				run.reportAt(
-					index,
-					asOurs(cause, (c) => failure(names[k] as string, message, index, `it threw: ${errorText(c)}`, c)),
-				);
+			failed = threw(list, k, message, index, run, cause) === FAILED;
 			continue;
 		}
-		if (result === undefined) continue;
-		// A model-role message returned as is needs no check.
-		if (result !== null && (result !== message || !list.modelRole)) {
-			const problem = badResult(result);
-			if (problem !== undefined) {
-				failed = true;
-				const text = `${problem}, not a pi-ai Message (system, user, assistant or toolResult)`;
-				if (run.listening) run.reportAt(index, failure(names[k] as string, message, index, text));
-				continue;
-			}
-		}
-		run.decidedBy = names[k] as string;
-		return result;
+		const result = judge(list, k, message, index, run, returned);
+		if (result === FAILED) failed = true;
+		else if (result !== undefined) return result;
 	}
 	return failed ? FAILED : undefined;
 }

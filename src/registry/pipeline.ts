@@ -106,10 +106,28 @@ export function failsafe(pipeline: Pipeline, what: string, cause: unknown, obser
  * and reported. Under `isolate` it reads the copies, whose roles are data.
  */
 function checkOutput(output: Message[], run: Run, hook: string): Message[] {
+	const length = output.length;
+	let first = 0;
+	try {
+		// The common case, one property read per entry: every entry a pi-ai message.
+		for (; first < length; first++) {
+			const item: unknown = output[first];
+			if (typeof item !== "object" || item === null) break;
+			const role = (item as { role?: unknown }).role;
+			if (role !== "user" && role !== "assistant" && role !== "toolResult" && role !== "system") break;
+		}
+	} catch {
+		// A getter or a proxy trap threw: the careful pass below reads that entry again.
+	}
+	return first === length ? output : recheck(output, first, run, hook);
+}
+
+/** The careful pass, from the first entry that is not obviously a pi-ai message. */
+function recheck(output: Message[], from: number, run: Run, hook: string): Message[] {
 	let kept: Message[] | undefined;
 	const keys = {};
 	const length = output.length;
-	for (let i = 0; i < length; i++) {
+	for (let i = from; i < length; i++) {
 		const item: unknown = output[i];
 		if (isModelMessage(item)) {
 			kept?.push(item);
