@@ -1,22 +1,41 @@
 /**
  * The real `@earendil-works/pi-agent-core` 1.6.0 `Agent`, run offline on pi-ai 1.6.0's faux provider
  * (`fauxProvider()` + `createModels()`, `streamFn` required since 0.82), with convert-to-llm's BUILT
- * package (dist/, which the vitest globalSetup builds) as its `convertToLlm`, or pi's own
- * `convertToLlm` as the control. `run` reports what happened; pi1-agent.test.ts makes the checks.
+ * package (dist/, which the vitest globalSetup builds; imported as `convert-to-llm/earendil/*`, ESM
+ * or CJS) as its `convertToLlm`, or pi's own `convertToLlm` as the control. `run` reports what happened; pi1-agent.test.ts makes the checks.
  *
  * While a run lasts, `Date.now()` and `performance.now()` return constants, so two runs of the
  * same scenario with different converters produce byte-identical transcripts (timestamps and
  * durations included) and their provider contexts can be compared whole.
  */
+
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Agent } from "@earendil-works/pi-agent-core";
 import { createModels, fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
 import { convertToLlm as piConvertToLlm } from "@earendil-works/pi-coding-agent";
 import { createUpstreamBlockImages } from "./upstream-session.mjs";
 
-const DIST = new URL("../../../dist/", import.meta.url);
-const lib = await import(new URL("index.js", DIST).href);
-const presetEntry = await import(new URL("preset.js", DIST).href);
-const hooksEntry = await import(new URL("hooks.js", DIST).href);
+/**
+ * The built package, imported by its name as a pi 1.x user does (`convert-to-llm/earendil/*`, a
+ * self-reference through package.json `exports`), as ESM and as CJS; each must be dist/'s file.
+ */
+const DIST = fileURLToPath(new URL("../../../dist/", import.meta.url));
+const require = createRequire(import.meta.url);
+function builtEntry(specifier, file, format) {
+	const path = format === "cjs" ? require.resolve(specifier) : fileURLToPath(import.meta.resolve(specifier));
+	if (path !== `${DIST}${file}`) throw new Error(`${specifier} (${format}) resolves to ${path}, not dist/${file}`);
+	return format === "cjs" ? require(specifier) : import(specifier);
+}
+const BUILDS = {};
+for (const format of ["esm", "cjs"]) {
+	const ext = format === "esm" ? "js" : "cjs";
+	BUILDS[format] = {
+		lib: await builtEntry("convert-to-llm/earendil", `index.${ext}`, format),
+		presetEntry: await builtEntry("convert-to-llm/earendil/preset", `preset.${ext}`, format),
+		hooksEntry: await builtEntry("convert-to-llm/earendil/hooks", `hooks.${ext}`, format),
+	};
+}
 
 export const T0 = 1_700_000_000_000;
 /** What `Date.now()` returns during a run. */
@@ -142,6 +161,7 @@ const echoTool = {
 
 /** A registry of the built package as `options` asks: plugins, a fault, an async redactor, strict. */
 function buildRegistry(options, errors) {
+	const { lib, presetEntry, hooksEntry } = BUILDS[options.build ?? "esm"];
 	const registry = presetEntry.createDefaultRegistry({ strict: options.strict === true });
 	if (options.blockImages) registry.use(hooksEntry.blockImages({ enabled: true }));
 	if (options.fault) FAULTS[options.fault].install(registry, "faulty-extension");
@@ -236,6 +256,7 @@ const REPLIES = {
  * One prompt through a real `Agent`. `options`:
  * - `converter`: "pi" (pi-coding-agent's `convertToLlm`), "registry.convert" or "registry.convertAsync";
  * - `handOver`: how the function is given to the Agent (see `handOver`), default "as is";
+ * - `build`: "esm" (default) or "cjs", the build of the package the registry comes from;
  * - `blockImages`, `fault` (a key of FAULTS), `redactor`, `strict`, `dropSystem` (an afterConvert
  *   tap that removes system messages, to show the checks see it): how the registry is built;
  * - `replies`: "answer" (one provider call) or "tool turn" (a tool call, then an answer);
