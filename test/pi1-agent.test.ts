@@ -1,7 +1,7 @@
 /**
  * The real pi-agent-core 1.6.0 `Agent` (`@earendil-works/pi-agent-core`), run offline on pi-ai
- * 1.6.0's faux provider, with convert-to-llm's built package (dist/, imported by name as a pi 1.x
- * user does: `convert-to-llm/earendil/*`, ESM, and CJS in one block) as its `convertToLlm`: the
+ * 1.6.0's faux provider, with convert-to-llm's built package (dist/, imported by name:
+ * `convert-to-llm`, `/preset`, `/hooks`, as ESM, and as CJS in one block) as its `convertToLlm`: the
  * provider must receive the system prompt and the tools (pi 1.x sends them only as `system` messages
  * in what `convertToLlm` returns), exactly the context pi's own `convertToLlm` gives, whatever `this`
  * the loop calls it with; a faulty extension must not break the turn. The 0.73.1 ideas of
@@ -209,7 +209,7 @@ describe("pi-agent-core 1.6.0 Agent with convertToLlm: registry.convert (built p
 	});
 });
 
-describe("pi-agent-core 1.6.0 Agent with the CJS build (require('convert-to-llm/earendil/preset'))", () => {
+describe("pi-agent-core 1.6.0 Agent with the CJS build (require('convert-to-llm/preset'))", () => {
 	it.each(["registry.convert", "registry.convertAsync"] as const)(
 		"should send the provider exactly what pi's convertToLlm gives through %s",
 		async (converter) => {

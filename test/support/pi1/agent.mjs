@@ -1,8 +1,8 @@
 /**
  * The real `@earendil-works/pi-agent-core` 1.6.0 `Agent`, run offline on pi-ai 1.6.0's faux provider
  * (`fauxProvider()` + `createModels()`, `streamFn` required since 0.82), with convert-to-llm's BUILT
- * package (dist/, which the vitest globalSetup builds; imported as `convert-to-llm/earendil/*`, ESM
- * or CJS) as its `convertToLlm`, or pi's own `convertToLlm` as the control. `run` reports what happened; pi1-agent.test.ts makes the checks.
+ * package (dist/, which the vitest globalSetup builds; imported as `convert-to-llm/*`, ESM or
+ * CJS) as its `convertToLlm`, or pi's own `convertToLlm` as the control. `run` reports what happened; pi1-agent.test.ts makes the checks.
  *
  * While a run lasts, `Date.now()` and `performance.now()` return constants, so two runs of the
  * same scenario with different converters produce byte-identical transcripts (timestamps and
@@ -17,8 +17,8 @@ import { convertToLlm as piConvertToLlm } from "@earendil-works/pi-coding-agent"
 import { createUpstreamBlockImages } from "./upstream-session.mjs";
 
 /**
- * The built package, imported by its name as a pi 1.x user does (`convert-to-llm/earendil/*`, a
- * self-reference through package.json `exports`), as ESM and as CJS; each must be dist/'s file.
+ * The built package, imported by its name (`convert-to-llm`, `/preset`, `/hooks`: a self-reference
+ * through package.json `exports`), as ESM and as CJS; each must resolve to dist/'s file.
  */
 const DIST = fileURLToPath(new URL("../../../dist/", import.meta.url));
 const require = createRequire(import.meta.url);
@@ -31,9 +31,9 @@ const BUILDS = {};
 for (const format of ["esm", "cjs"]) {
 	const ext = format === "esm" ? "js" : "cjs";
 	BUILDS[format] = {
-		lib: await builtEntry("convert-to-llm/earendil", `index.${ext}`, format),
-		presetEntry: await builtEntry("convert-to-llm/earendil/preset", `preset.${ext}`, format),
-		hooksEntry: await builtEntry("convert-to-llm/earendil/hooks", `hooks.${ext}`, format),
+		lib: await builtEntry("convert-to-llm", `index.${ext}`, format),
+		presetEntry: await builtEntry("convert-to-llm/preset", `preset.${ext}`, format),
+		hooksEntry: await builtEntry("convert-to-llm/hooks", `hooks.${ext}`, format),
 	};
 }
 
