@@ -214,7 +214,8 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 			},
 			{ flags: ["--convert-to-llm", "lint=report,strict"] },
 		);
-		// Nothing of the history reached the provider.
+		// The run was aborted before the request went out; nothing of the history reached the provider.
+		expect(bodies).toEqual([]);
 		for (const body of bodies) {
 			expect(has(body, "And now?"), "the prompt").toBe(false);
 			expect(has(body, "CI run #318"), "the history").toBe(false);
