@@ -63,17 +63,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		hooks,
 		strict,
 		use(plugin) {
-			const name = pluginName(plugin);
-			const used = plugins.get(name);
-			if (used === plugin) return registry;
-			if (used !== undefined) throw nameTaken(name);
-			plugins.set(name, plugin);
-			try {
-				plugin.apply(registry);
-			} catch (cause) {
-				if (isInstance(cause, ConvertToLlmError)) throw cause;
-				throw applyThrew(name, cause);
-			}
+			applyOnce(plugins, plugin, registry);
 			return registry;
 		},
 		register(role, converter, options) {
@@ -142,6 +132,21 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		},
 	};
 	return registry;
+}
+
+/** Applies `plugin` unless it is already used; another plugin object with a used name throws. */
+function applyOnce(plugins: Map<string, Plugin>, plugin: Plugin, registry: Registry): void {
+	const name = pluginName(plugin);
+	const used = plugins.get(name);
+	if (used === plugin) return;
+	if (used !== undefined) throw nameTaken(name);
+	plugins.set(name, plugin);
+	try {
+		plugin.apply(registry);
+	} catch (cause) {
+		if (isInstance(cause, ConvertToLlmError)) throw cause;
+		throw applyThrew(name, cause);
+	}
 }
 
 /** The name of a well-formed plugin; throws `InvalidPluginError` for anything else. */

@@ -136,6 +136,17 @@ function guarded(type: "sync" | "async" | "promise", plugin: string, call: Fn, g
 			return timeoutMs === undefined ? done : withTimeout(done, timeoutMs, plugin);
 		};
 	}
+	return callbackTap(call, plugin, settle, failed, timeoutMs);
+}
+
+/** A `tapAsync` tap, guarded: settles once, within `timeoutMs` when one is set. */
+function callbackTap(
+	call: Fn,
+	plugin: string,
+	settle: (result: unknown, input: unknown, ctx: unknown) => unknown,
+	failed: (cause: unknown, input: unknown, ctx: unknown) => undefined,
+	timeoutMs: number | undefined,
+): Fn {
 	return (...args) => {
 		const callback = args.pop() as Callback;
 		// Settle once: a tap that calls back twice, or throws after calling back, must not run the rest twice.

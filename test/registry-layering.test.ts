@@ -1,0 +1,73 @@
+/**
+ * The shape of the code (issue 8): no import circle anywhere in src/ (type-only imports included),
+ * a ground floor that imports nothing above it, no file in src/registry over 300 lines and no
+ * function of the registry or the built-ins over about 100.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { importCycles, importGraph } from "../scripts/check-import-cycles.mjs";
+
+const src = new URL("../src/", import.meta.url).pathname;
+
+const filesOf = (dir: string): string[] =>
+	readdirSync(join(src, dir))
+		.filter((name) => name.endsWith(".ts"))
+		.map((name) => join(src, dir, name));
+
+describe("imports", () => {
+	it("should have no import circle in src/, type-only imports included", () => {
+		expect(importCycles(importGraph(src))).toEqual([]);
+	});
+
+	it("should find a circle, type-only or through a re-export", () => {
+		const dir = mkdtempSync(join(tmpdir(), "cycles-"));
+		try {
+			mkdirSync(join(dir, "a"));
+			writeFileSync(join(dir, "a", "x.ts"), 'import type { Y } from "../y.js";\nexport type X = Y;\n');
+			writeFileSync(join(dir, "y.ts"), 'export type { X } from "./a/x.js";\nexport type Y = 1;\n');
+			writeFileSync(join(dir, "z.ts"), 'import "./y.js";\n');
+			const cycles = importCycles(importGraph(dir));
+			expect(cycles.map((cycle) => cycle.map((f) => f.slice(dir.length + 1)).sort())).toEqual([["a/x.ts", "y.ts"]]);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it.each([
+		["errors.ts", []],
+		["values.ts", []],
+		["messages.ts", ["errors.ts"]],
+	])("should keep the ground floor's %s importing nothing above it", (file, allowed) => {
+		const targets = (importGraph(src).get(join(src, file)) ?? []).map((f) => f.slice(src.length));
+		expect(targets.filter((t) => !allowed.includes(t))).toEqual([]);
+	});
+});
+
+describe("sizes", () => {
+	it.each(filesOf("registry").map((f) => [f.slice(src.length), f]))(
+		"should keep %s under 300 lines",
+		(_name, file) => {
+			expect(readFileSync(file, "utf8").split("\n").length).toBeLessThanOrEqual(300);
+		},
+	);
+
+	it("should keep every function of src/registry and src/builtin-converters within 100 lines", () => {
+		const long: string[] = [];
+		for (const file of [...filesOf("registry"), ...filesOf("builtin-converters")]) {
+			const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
+			const visit = (node: ts.Node): void => {
+				if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
+					const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+					const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+					if (end - start > 100) long.push(`${file.slice(src.length)}:${start + 1} (${end - start} lines)`);
+				}
+				ts.forEachChild(node, visit);
+			};
+			visit(source);
+		}
+		expect(long).toEqual([]);
+	});
+});
