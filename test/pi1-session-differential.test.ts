@@ -61,6 +61,8 @@ const run = {
 	historyMismatches: 0,
 	modelInputMismatches: 0,
 	settingsMismatches: 0,
+	/** `entryIds` or `contextEdits` unlike pi's projection (buildSessionProjection) gives them. */
+	provenanceMismatches: 0,
 	problemsReported: 0,
 };
 /** The entry kinds of the 1.6-written files. */
@@ -81,6 +83,9 @@ interface PiContext {
 	context: Context;
 	converted: unknown[];
 	rules: string[];
+	/** From pi's projection (file readings only): the entry each message came from, what each edit did. */
+	entryIds?: string[];
+	contextEdits?: unknown[];
 }
 /** One session written by pi 1.6.0, from the child. */
 interface Written {
@@ -103,7 +108,7 @@ afterAll(async () => {
 	await pi?.close();
 	rmSync(dir, { recursive: true, force: true });
 	console.log(
-		`[pi1 session differential] ${run.sessions} sessions written by pi-coding-agent 1.6.0's SessionManager (child on Node ${pi?.nodeVersion}), ${run.entries} entries, ${run.contexts} contexts (${run.messages} history messages, ${run.systemMessages} of them system): ${run.mismatches} sessions and ${run.mismatchingContexts} readings differ (contexts: ${run.historyMismatches} history, ${run.modelInputMismatches} model input, ${run.settingsMismatches} thinking level/model, ${run.problemsReported} with problems reported) ${log.summary()}`,
+		`[pi1 session differential] ${run.sessions} sessions written by pi-coding-agent 1.6.0's SessionManager (child on Node ${pi?.nodeVersion}), ${run.entries} entries, ${run.contexts} contexts (${run.messages} history messages, ${run.systemMessages} of them system): ${run.mismatches} sessions and ${run.mismatchingContexts} readings differ (contexts: ${run.historyMismatches} history, ${run.modelInputMismatches} model input, ${run.settingsMismatches} thinking level/model, ${run.provenanceMismatches} entryIds/contextEdits, ${run.problemsReported} with problems reported) ${log.summary()}`,
 	);
 	console.log(
 		`[pi1 session differential] entries: ${JSON.stringify(kinds)}; 1.x rules on compared paths: ${JSON.stringify(rulesSeen)}`,
@@ -145,6 +150,9 @@ function compareContext(label: string, ours: Ours, theirs: PiContext, quiet: boo
 		ours.thinkingLevel === theirs.context.thinkingLevel && isDeepStrictEqual(ours.model, theirs.context.model);
 	const inputSame = same(oursConverted, theirs.converted);
 	const problems = ours.problems.length;
+	const provenanceSame =
+		theirs.entryIds === undefined ||
+		(same(ours.entryIds, theirs.entryIds) && same(ours.contextEdits, theirs.contextEdits));
 	if (!quiet) {
 		run.contexts++;
 		run.messages += theirs.context.messages.length;
@@ -158,9 +166,10 @@ function compareContext(label: string, ours: Ours, theirs: PiContext, quiet: boo
 		}
 		if (!inputSame) run.modelInputMismatches++;
 		if (!settingsSame) run.settingsMismatches++;
+		if (!provenanceSame) run.provenanceMismatches++;
 		if (problems > 0) run.problemsReported++;
 	}
-	if (historySame && inputSame && settingsSame && problems === 0) return undefined;
+	if (historySame && inputSame && settingsSame && provenanceSame && problems === 0) return undefined;
 	const rules = theirs.rules.length > 0 ? theirs.rules.join(" + ") : "no 1.x rule on the path";
 	let kind: string;
 	let text: string;
@@ -173,6 +182,13 @@ function compareContext(label: string, ours: Ours, theirs: PiContext, quiet: boo
 	} else if (!settingsSame) {
 		kind = "thinking level / model";
 		text = `${kind}, ${label}: pi ${show({ thinkingLevel: theirs.context.thinkingLevel, model: theirs.context.model })}, ours ${show({ thinkingLevel: ours.thinkingLevel, model: ours.model })}`;
+	} else if (!provenanceSame) {
+		kind = `provenance (entryIds, contextEdits): ${rules}`;
+		const provenance = (c: { entryIds?: unknown; contextEdits?: unknown }) => ({
+			entryIds: c.entryIds,
+			contextEdits: c.contextEdits,
+		});
+		text = mismatchText(`${kind}, ${label}`, theirs.context.messages, provenance(ours), provenance(theirs));
 	} else {
 		kind = "problems reported on a pi-written file";
 		text = `${kind}, ${label}: ${ours.problems.map((p) => p.message).join(" | ")}`;

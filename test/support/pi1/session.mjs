@@ -9,10 +9,12 @@ import { readFileSync } from "node:fs";
 import {
 	buildContextEntries,
 	buildSessionContext,
+	buildSessionProjection,
 	convertToLlm,
 	migrateSessionEntries,
 	parseSessionEntries,
 	SessionManager,
+	sessionEntryToContextMessages,
 } from "@earendil-works/pi-coding-agent";
 
 /** A reply written when the steps left no user or assistant message (1.6 writes no file until one exists). */
@@ -137,6 +139,38 @@ function rulesOnPath(entries, leafId) {
 	return [...rules].sort();
 }
 
+/**
+ * Where each message of the context came from, and what each `context_edit` did, from pi's
+ * provenance-keeping projection (`buildSessionProjection`), in the shape of our reader's `entryIds`
+ * and `contextEdits`: for each entry of the context that the latest edit of it (among the context's
+ * entries, as pi collects them) hides or changes, the edit, the effect, the index of its first
+ * message in the context, and the roles the entry gives without the edit.
+ */
+function provenance(entries, leafId) {
+	const projection = buildSessionProjection(entries, leafId);
+	const edits = new Map();
+	for (const { sourceEntry } of projection.entries) {
+		if (sourceEntry.type === "context_edit") edits.set(sourceEntry.targetId, sourceEntry);
+	}
+	const entryIds = [];
+	const contextEdits = [];
+	projection.entries.forEach(({ sourceEntry, messages }, i) => {
+		const edit = edits.get(sourceEntry.id);
+		// An older compaction kept in the range contributes nothing, edited or not.
+		if (edit && !(sourceEntry.type === "compaction" && i > 0)) {
+			contextEdits.push({
+				editId: edit.id,
+				targetId: sourceEntry.id,
+				effect: edit.replacement === null ? "hidden" : "replaced",
+				index: entryIds.length,
+				roles: sessionEntryToContextMessages(sourceEntry).map((m) => m.role),
+			});
+		}
+		for (let k = 0; k < messages.length; k++) entryIds.push(sourceEntry.id);
+	});
+	return { entryIds, contextEdits };
+}
+
 /** pi 1.6.0 reading a file without writing it: its parser, its migration, its context builder. */
 function contextsOf(text, leafIds) {
 	const fileEntries = parseSessionEntries(text);
@@ -149,6 +183,7 @@ function contextsOf(text, leafIds) {
 			context,
 			converted: convertToLlm(context.messages),
 			rules: rulesOnPath(entries, leafId),
+			...provenance(entries, leafId),
 		};
 	});
 }
