@@ -7,7 +7,9 @@
  * branches, `branchWithSummary`, `appendContextEdit` omitting or replacing, `appendUsage`, labels,
  * model and thinking changes, custom entries) must read with `readSessionFile`/`readSession` to the
  * history pi's `buildSessionContext` builds, at the last entry, the live leaf and other leaves, and
- * convert with our preset to what pi's `convertToLlm` sends. And on files written by pi 0.73.1's
+ * convert with our preset to what pi's `convertToLlm` sends; our `entryIds` and `contextEdits` must
+ * say what pi's provenance-keeping `buildSessionProjection` says (which entry each message came from,
+ * which entries a `context_edit` hid or replaced). And on files written by pi 0.73.1's
  * `SessionManager` (the generator of session-differential.test.ts), pi 1.6.0's
  * `buildSessionContext` and `convertToLlm` must equal 0.73.1's: the 1.x rules leave 0.73.1 files
  * as they were, so one reader serves both lines.
