@@ -9,12 +9,12 @@ import type { Explanation, Registry } from "../registry/types.js";
 import { errorText, isInstance } from "../values.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import { editNotes, renderHidden } from "./context-edit-view.js";
-import { explanationToJson, renderExplanation } from "./explain-view.js";
+import { explanationToJson } from "./explain-view.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
-import { format, renderFooter, renderMessages, totals } from "./render.js";
+import { format } from "./render.js";
 import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "./style.js";
+import { renderConversion } from "./view.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -125,21 +125,17 @@ function view(
 ): string[] {
 	const style = createStyle(wantsColor(io.stdout.isTTY, io.env));
 	const width = Math.max(40, io.stdout.isTTY ? (io.stdout.columns ?? 100) : 120);
-	const sources = sourcesOf(explanation, input);
 	const lines = [...header(input, loaded, options, style), ""];
-	const counts = totals(explanation.output);
-	const edits = input.session?.contextEdits;
-	const notes = editNotes(edits, input.messages.length, explanation);
-	for (const line of renderMessages(explanation.output, counts, { style, width, sources, notes })) lines.push(line);
-	if (options.explain) {
-		lines.push("");
-		for (const line of renderExplanation(explanation, input.messages, input.session?.entryIds, style, edits)) {
-			lines.push(line);
-		}
-	}
-	lines.push("");
-	for (const line of renderHidden(edits, style)) lines.push(line);
-	for (const line of renderFooter(counts, input.messages.length, style)) lines.push(line);
+	const body = renderConversion({
+		explanation,
+		messages: input.messages,
+		entryIds: input.session?.entryIds,
+		contextEdits: input.session?.contextEdits,
+		explain: options.explain,
+		style,
+		width,
+	});
+	for (const line of body) lines.push(line);
 	return lines;
 }
 
@@ -168,19 +164,6 @@ function write(io: CliIo, text: string): number {
 		if (codeOf(error) === "EPIPE") return ExitCode.OK;
 		throw writeFailed(error);
 	}
-}
-
-/** For each output, the role (and session entry) of the history message it came from. */
-function sourcesOf(explanation: Explanation, input: LoadedInput): (string | undefined)[] {
-	const sources: (string | undefined)[] = [];
-	const ids = input.session?.entryIds;
-	const matches = ids !== undefined && ids.length === explanation.messages.length;
-	for (const item of explanation.messages) {
-		const role = item.customType === undefined ? shown(item.role) : `${shown(item.role)}:${shown(item.customType)}`;
-		const label = matches ? `${role} ${shown(ids[item.index])}` : `${role} [${item.index}]`;
-		for (const output of item.outputs) sources[output] = label;
-	}
-	return sources;
 }
 
 function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]): Registry {

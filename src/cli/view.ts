@@ -1,0 +1,57 @@
+/**
+ * The body of the CLI's view of one conversion, under whatever header its caller puts above it:
+ * the model messages (each with the history message it came from), the "why" section when asked,
+ * the entries a `context_edit` hid, and the footer. The CLI and the pi extension's `/llm-context`
+ * both print it, so they show a conversion the same way.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Explanation } from "../registry/types.js";
+import type { ContextEditEffect } from "../session/context-types.js";
+import { editNotes, renderHidden } from "./context-edit-view.js";
+import { renderExplanation } from "./explain-view.js";
+import { renderFooter, renderMessages, totals } from "./render.js";
+import { type Style, shown } from "./style.js";
+
+/** What {@link renderConversion} shows, and how. */
+export interface ConversionView {
+	explanation: Explanation;
+	/** The history that was converted. */
+	messages: readonly AgentMessage[];
+	/** `entryIds[i]`: the session entry of history message `i`, when the history came from a session. */
+	entryIds?: readonly string[];
+	contextEdits?: readonly ContextEditEffect[];
+	/** Whether to add the "why" section (`--explain`). */
+	explain: boolean;
+	style: Style;
+	/** Columns available. */
+	width: number;
+}
+
+/** The view's lines below its header. */
+export function renderConversion(view: ConversionView): string[] {
+	const { explanation, messages, entryIds, contextEdits: edits, style, width } = view;
+	const sources = sourcesOf(explanation, entryIds);
+	const counts = totals(explanation.output);
+	const notes = editNotes(edits, messages.length, explanation);
+	const lines = renderMessages(explanation.output, counts, { style, width, sources, notes });
+	if (view.explain) {
+		lines.push("");
+		for (const line of renderExplanation(explanation, messages, entryIds, style, edits)) lines.push(line);
+	}
+	lines.push("");
+	for (const line of renderHidden(edits, style)) lines.push(line);
+	for (const line of renderFooter(counts, messages.length, style)) lines.push(line);
+	return lines;
+}
+
+/** For each output, the role (and session entry) of the history message it came from. */
+function sourcesOf(explanation: Explanation, ids: readonly string[] | undefined): (string | undefined)[] {
+	const sources: (string | undefined)[] = [];
+	const matches = ids !== undefined && ids.length === explanation.messages.length;
+	for (const item of explanation.messages) {
+		const role = item.customType === undefined ? shown(item.role) : `${shown(item.role)}:${shown(item.customType)}`;
+		const label = matches ? `${role} ${shown(ids[item.index])}` : `${role} [${item.index}]`;
+		for (const output of item.outputs) sources[output] = label;
+	}
+	return sources;
+}
