@@ -14,11 +14,13 @@ import type {
 	CompactionSummaryMessage,
 	ConvertContext,
 	Converter,
+	ConverterInfo,
 	ConverterResult,
 	ConvertToLlmError,
 	CustomMessage,
 	CustomRegisterOptions,
 	ErrorCode,
+	ExcludeOptions,
 	HookContext,
 	MessageOfRole,
 	Plugin,
@@ -277,5 +279,39 @@ describe("registry.hooks", () => {
 	it("should keep the ErrorCode type to the known codes", () => {
 		expectTypeOf<"CONVERT_TO_LLM_UNKNOWN_ROLE">().toExtend<ErrorCode>();
 		expectTypeOf<"SOMETHING_ELSE">().not.toExtend<ErrorCode>();
+	});
+});
+
+describe("registry.exclude and registry.converters", () => {
+	it("should exclude a declared role by name, and list converters read-only", () => {
+		expectTypeOf(registry.exclude("custom", { name: "private-notes" })).toEqualTypeOf<Registry>();
+		expectTypeOf<ExcludeOptions>().toEqualTypeOf<{ name: string }>();
+		// @ts-expect-error: an exclusion needs a name
+		registry.exclude("custom", {});
+		// @ts-expect-error: only declared roles can be excluded
+		registry.exclude("nobody", { name: "x" });
+		expectTypeOf(registry.converters("bashExecution")).toEqualTypeOf<readonly ConverterInfo[]>();
+		expectTypeOf<ConverterInfo["customType"]>().toEqualTypeOf<string | undefined>();
+		// @ts-expect-error: the view is read-only
+		registry.converters("custom")[0].name = "renamed";
+	});
+
+	it("should offer no converter hooks: register() is the API", () => {
+		// @ts-expect-error: hooks.convert is gone
+		registry.hooks.convert;
+		// @ts-expect-error: hooks.convertCustom is gone
+		registry.hooks.convertCustom;
+	});
+
+	it("should give converters a read-only context", () => {
+		registry.register(
+			"custom",
+			(m, ctx) => {
+				// @ts-expect-error: ctx.index is read-only
+				ctx.index = 1;
+				return m.display ? undefined : null;
+			},
+			{ name: "x" },
+		);
 	});
 });
