@@ -17,10 +17,11 @@ export const COMMAND = "llm-context";
 
 /** The session's history as pi builds it for the next request, and each message's entry where pi says. */
 export function sessionHistory(sessionManager: PiSessionManager): { messages: AgentMessage[]; entryIds?: string[] } {
+	// pi's AgentMessage of either line; the registry checks each message it is given.
 	if (typeof sessionManager.buildSessionContext !== "function") {
 		throw new Error("this pi's session manager cannot build the session context");
 	}
-	const { messages } = sessionManager.buildSessionContext();
+	const messages = sessionManager.buildSessionContext().messages as AgentMessage[];
 	if (typeof sessionManager.buildSessionProjection !== "function") return { messages };
 	const entryIds: string[] = [];
 	for (const entry of sessionManager.buildSessionProjection().entries) {

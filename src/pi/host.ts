@@ -65,7 +65,7 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening): Host {
 				} catch (error) {
 					failed.add(item);
 					problems.push(
-						`plugin "${item.plugin.name}" from ${item.from} failed to apply and is not used: ${thrownText(error)}`,
+						`${item.from}'s plugin is not used (the registry was rebuilt without it): ${thrownText(error)}`,
 					);
 					retry = true;
 					break;

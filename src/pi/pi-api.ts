@@ -2,10 +2,9 @@
  * The parts of pi's extension API this extension uses, typed by shape. pi 0.73.1 (`@mariozechner`)
  * and pi 1.x (`@earendil-works`) each declare their own `ExtensionAPI`; both are assignable to these
  * interfaces, so one declaration serves both lines and the package imports nothing from pi, at run
- * time or in its declarations.
+ * time or in its declarations. Messages are `unknown` here: each line has its own `AgentMessage`;
+ * the registry checks every message it is given.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-
 /**
  * pi's inter-extension event bus (`pi.events`).
  *
@@ -27,9 +26,9 @@ export interface PiUi {
 	custom?: (...args: any[]) => Promise<unknown>;
 }
 
-/** pi's message history as a session manager gives it. */
+/** pi's message history as a session manager gives it (`AgentMessage[]` of the pi line). */
 export interface PiSessionContext {
-	messages: AgentMessage[];
+	messages: unknown[];
 }
 
 /**
@@ -40,7 +39,7 @@ export interface PiSessionManager {
 	getSessionFile(): string | undefined;
 	getLeafId?(): string | null;
 	buildSessionContext?(): PiSessionContext;
-	buildSessionProjection?(): { entries: { sourceEntry: { id: string }; messages: AgentMessage[] }[] };
+	buildSessionProjection?(): { entries: { sourceEntry: { id: string }; messages: unknown[] }[] };
 }
 
 /** The `ctx` of event and command handlers (`ExtensionContext`); `mode` exists from pi 0.75 on. */
@@ -55,7 +54,7 @@ export interface PiContext {
 
 /** The result of a `context` / `context_with_system` handler: the messages to use instead. */
 export interface PiContextResult {
-	messages: AgentMessage[];
+	messages: unknown[];
 }
 
 /** A flag, as `pi.registerFlag` takes it. */
@@ -81,7 +80,7 @@ export interface PiExtensionApi {
 	getFlag(name: string): unknown;
 	registerCommand(
 		name: string,
-		options: { description?: string; handler: (args: string, ctx: PiContext) => Promise<void> | void },
+		options: { description?: string; handler: (args: string, ctx: PiContext) => Promise<void> },
 	): void;
 	getSettings?(): unknown;
 	registerVirtualModel?: unknown;

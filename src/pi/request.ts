@@ -28,19 +28,20 @@ export const WITHHELD_TEXT =
 export async function convertRequest(
 	host: Host,
 	reporter: Reporter,
-	messages: AgentMessage[],
+	messages: unknown[],
 	ctx: PiContext,
 ): Promise<PiContextResult> {
 	try {
 		const { registry, problems: buildProblems } = host.build();
-		const explanation = await registry.explainAsync(messages);
+		// pi's AgentMessage of either line; the registry checks each message it is given.
+		const explanation = await registry.explainAsync(messages as AgentMessage[]);
 		const problems = [...buildProblems];
 		for (const error of explanation.errors) problems.push(error.message);
 		if (host.hardening().strict && explanation.errors.length > 0) {
 			return withhold(reporter, messages, ctx, problems, "the conversion reported problems and strict is on");
 		}
 		reporter.warn(ctx, problems);
-		return { messages: explanation.output as AgentMessage[] };
+		return { messages: explanation.output };
 	} catch (error) {
 		return withhold(reporter, messages, ctx, [], `the conversion failed: ${thrownText(error)}`);
 	}
@@ -48,7 +49,7 @@ export async function convertRequest(
 
 function withhold(
 	reporter: Reporter,
-	messages: AgentMessage[],
+	messages: unknown[],
 	ctx: PiContext,
 	problems: string[],
 	why: string,
@@ -59,7 +60,7 @@ function withhold(
 	} catch {
 		// The returned context is the safe one either way.
 	}
-	const head: AgentMessage[] = [];
+	const head: unknown[] = [];
 	for (const message of messages) {
 		if ((message as { role?: unknown }).role !== "system") break;
 		head.push(message);

@@ -1,0 +1,180 @@
+/**
+ * The pi extension's own units, in-process: how it reads its switches (pi's settings and its flag),
+ * how its host builds the shared registry from offers, and the `pi.events` protocol in both load
+ * orders. The extension in the real pi CLI is test/pi-extension-e2e.test.ts.
+ */
+import { EventEmitter } from "node:events";
+import { describe, expect, it } from "vitest";
+import type { Plugin } from "../src/index.js";
+import { createHost } from "../src/pi/host.js";
+import type { PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
+import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
+import { DEFAULT_HARDENING, type PiHardening, readHardening } from "../src/pi/settings.js";
+
+/** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
+function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
+	const pi = { getFlag: () => flag } as unknown as PiExtensionApi;
+	if (settings !== undefined) pi.getSettings = () => settings;
+	return pi;
+}
+
+const on = (switches: Partial<PiHardening>): PiHardening => ({ ...DEFAULT_HARDENING, ...switches });
+
+describe("readHardening", () => {
+	it.each([
+		["nothing set", undefined, undefined, on({})],
+		[
+			"switches in the flag",
+			"escapeSummaries, safeFences",
+			undefined,
+			on({ escapeSummaries: true, safeFences: true }),
+		],
+		["lint without a mode", "lint", undefined, on({ lint: "report" })],
+		["lint=repair and strict", "lint=repair,strict", undefined, on({ lint: "repair", strict: true })],
+		[
+			"switches in the settings",
+			undefined,
+			{ convertToLlm: { strictImages: true, lint: "repair" } },
+			on({ strictImages: true, lint: "repair" }),
+		],
+		[
+			"the flag over the settings",
+			"safeFences=false",
+			{ convertToLlm: { safeFences: true, blockImages: true } },
+			on({ blockImages: true }),
+		],
+		["other settings only", undefined, { images: { blockImages: true } }, on({})],
+	])("should read %s", (_name, flag, settings, expected) => {
+		expect(readHardening(piReading(flag, settings))).toEqual({ hardening: expected, problems: [] });
+	});
+
+	it.each([
+		["an unknown switch in the flag", "escapeSummary", undefined, '--convert-to-llm: unknown switch "escapeSummary"'],
+		["an unknown lint mode", "lint=fix", undefined, "--convert-to-llm: lint=fix is not a lint mode"],
+		[
+			"settings that are not an object",
+			undefined,
+			{ convertToLlm: true },
+			'settings "convertToLlm" must be an object',
+		],
+		[
+			"a switch that is not a boolean",
+			undefined,
+			{ convertToLlm: { safeFences: "yes" } },
+			'"convertToLlm.safeFences" must be true or false',
+		],
+		[
+			"an unknown switch in the settings",
+			undefined,
+			{ convertToLlm: { fences: true } },
+			'settings "convertToLlm" has no switch "fences"',
+		],
+	])("should leave the switch off and say so for %s", (_name, flag, settings, problem) => {
+		const { hardening, problems } = readHardening(piReading(flag, settings));
+		expect(hardening).toEqual(DEFAULT_HARDENING);
+		expect(problems).toHaveLength(1);
+		expect(problems[0]).toContain(problem);
+	});
+
+	it("should never throw when pi's getters do", () => {
+		const pi = {
+			getFlag: () => {
+				throw new Error("no flag");
+			},
+			getSettings: () => {
+				throw new Error("no settings");
+			},
+		} as unknown as PiExtensionApi;
+		expect(readHardening(pi)).toEqual({ hardening: DEFAULT_HARDENING, problems: [] });
+	});
+});
+
+const ticket: Plugin = {
+	name: "test:ticket",
+	apply: (registry) => {
+		registry.register("ticket" as never, () => null, { name: "test:ticket" } as never);
+	},
+};
+
+describe("createHost", () => {
+	const host = () => createHost(piReading(undefined), DEFAULT_HARDENING);
+
+	it.each([
+		["a non-object", 42, "must be { from, plugins }"],
+		["no plugins list", { from: "ext" }, "ext offered no plugins list"],
+		["a nameless plugin", { from: "ext", plugins: [{ apply() {} }] }, "not a plugin { name, apply(registry) }"],
+		["no extension name", { plugins: [ticket] }, "an offer must name its extension"],
+	])("should ignore an offer of %s and say why", (_name, offer, problem) => {
+		const target = host();
+		const [first, ...rest] = target.offer(offer);
+		expect(rest).toEqual([]);
+		expect(first).toContain(problem);
+		expect(target.build().plugins).toEqual([]);
+	});
+
+	it("should leave out a plugin whose apply throws and still apply the others", () => {
+		const target = host();
+		const broken: Plugin = {
+			name: "test:broken",
+			apply: () => {
+				throw new Error("boom");
+			},
+		};
+		expect(target.offer({ from: "ext", plugins: [broken, ticket] })).toEqual([]);
+		const built = target.build();
+		expect(built.plugins.map(({ plugin }) => plugin.name)).toEqual(["test:ticket"]);
+		expect(built.problems).toHaveLength(1);
+		expect(built.problems[0]).toMatch(
+			/^ext's plugin is not used \(the registry was rebuilt without it\): .*"test:broken".*boom/,
+		);
+		expect(built.registry.roles()).toContain("ticket");
+	});
+
+	it("should build once, and again only when an offer or the configuration changes", () => {
+		const target = host();
+		const first = target.build();
+		expect(target.build()).toBe(first);
+		target.offer({ from: "ext", plugins: [ticket] });
+		const second = target.build();
+		expect(second).not.toBe(first);
+		target.configure(on({ safeFences: true }));
+		expect(target.build()).not.toBe(second);
+	});
+
+	it("should replace an offered plugin by its name", () => {
+		const target = host();
+		const again: Plugin = { ...ticket };
+		target.offer({ from: "ext", plugins: [ticket] });
+		target.offer({ from: "ext (reloaded)", plugins: [again] });
+		expect(target.build().plugins).toEqual([{ plugin: again, from: "ext (reloaded)" }]);
+	});
+});
+
+/** pi's event bus as pi builds it: a Node EventEmitter, synchronous emit. */
+function bus(): PiEventBus {
+	const emitter = new EventEmitter();
+	return {
+		on: (channel, handler) => emitter.on(channel, handler),
+		emit: (channel, data) => {
+			emitter.emit(channel, data);
+		},
+	};
+}
+
+describe("usePlugins", () => {
+	it.each([
+		["after the convert-to-llm extension", true],
+		["before the convert-to-llm extension", false],
+	])("should deliver the offer exactly once when called %s", (_name, hostFirst) => {
+		const events = bus();
+		const received: unknown[] = [];
+		const loadHost = () => {
+			events.on(USE_CHANNEL, (data) => received.push(data));
+			events.emit(READY_CHANNEL, { version: 1 });
+		};
+		if (hostFirst) loadHost();
+		usePlugins({ events }, "ext", ticket);
+		if (!hostFirst) loadHost();
+		expect(received).toEqual([{ from: "ext", plugins: [ticket] }]);
+	});
+});
