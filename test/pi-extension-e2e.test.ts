@@ -241,8 +241,17 @@ describe("the convert-to-llm pi package", () => {
 	}, 60_000);
 
 	it("should install from its packed tarball with pi install and load from settings without warnings", async () => {
+		// npm's cache and logs in the temp directory too.
+		const npmHome = join(base, "npm-home");
+		const env = {
+			...process.env,
+			HOME: npmHome,
+			npm_config_cache: join(npmHome, "cache"),
+			npm_config_update_notifier: "false",
+		};
 		const packed = spawnSync("npm", ["pack", "--json", "--pack-destination", base], {
 			cwd: ROOT,
+			env,
 			encoding: "utf8",
 			timeout: 60_000,
 		});
