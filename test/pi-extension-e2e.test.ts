@@ -134,6 +134,29 @@ describe.each(LINES)("the convert-to-llm pi extension in pi %s (RPC mode)", (lin
 		expect(has(referenceOf(line)[0], "image_url"), "images without it").toBe(true);
 		expect(has(bodies[0], "image_url"), "images with it").toBe(false);
 	}, 60_000);
+
+	it("should withhold the request (fail closed) and say so when strict is on and the conversion reports a problem", async () => {
+		const { bodies, events } = await run(
+			[ROOT],
+			async (pi) => {
+				const from = pi.events.length;
+				await pi.request({ type: "prompt", message: "And now?" });
+				await pi.waitFor((event) => event.type === SETTLED[pi.line], 20_000, from);
+			},
+			{ line, flags: ["--convert-to-llm", "lint=report,strict"] },
+		);
+		// The run was aborted before the request went out; nothing of the history reached the provider.
+		expect(bodies).toEqual([]);
+		for (const body of bodies) {
+			expect(has(body, "And now?"), "the prompt").toBe(false);
+			expect(has(body, "CI run #318"), "the history").toBe(false);
+		}
+		const errors = notices(events, "error").join("\n");
+		expect(errors).toContain(
+			"convert-to-llm: request withheld (fail closed): the conversion reported problems and strict is on.",
+		);
+		expect(errors).toContain("lint [empty-content]");
+	}, 60_000);
 });
 
 describe("the convert-to-llm pi extension's switches, roles and fail-closed requests in pi 1.6.0 (RPC mode)", () => {
@@ -204,27 +227,16 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 		expect(notices(events, "warning").join("\n")).toContain('--convert-to-llm: unknown switch "escapeSummary"');
 	}, 60_000);
 
-	it("should withhold the request (fail closed) and say so when strict is on and the conversion reports a problem", async () => {
-		const { bodies, events } = await run(
-			[ROOT],
-			async (pi) => {
-				const from = pi.events.length;
-				await pi.request({ type: "prompt", message: "And now?" });
-				await pi.waitFor((event) => event.type === SETTLED[pi.line], 20_000, from);
-			},
-			{ flags: ["--convert-to-llm", "lint=report,strict"] },
-		);
-		// The run was aborted before the request went out; nothing of the history reached the provider.
-		expect(bodies).toEqual([]);
-		for (const body of bodies) {
-			expect(has(body, "And now?"), "the prompt").toBe(false);
-			expect(has(body, "CI run #318"), "the history").toBe(false);
-		}
-		const errors = notices(events, "error").join("\n");
-		expect(errors).toContain(
-			"convert-to-llm: request withheld (fail closed): the conversion reported problems and strict is on.",
-		);
-		expect(errors).toContain("lint [empty-content]");
+	it("should honour pi's own images.blockImages setting, with the strict rule from settings.json", async () => {
+		const { bodies } = await run([ROOT], (pi) => prompt(pi, "And now?"), {
+			settings: { images: { blockImages: true }, convertToLlm: { strictImages: true } },
+		});
+		expect(bodies).toHaveLength(1);
+		expect(has(bodies[0], "image_url"), "images").toBe(false);
+		expect(
+			has(bodies[0], '{"type":"text","text":"Odd block:"},{"type":"text","text":"Image reading is disabled."}'),
+			"odd block",
+		).toBe(true);
 	}, 60_000);
 });
 
