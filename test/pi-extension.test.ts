@@ -7,7 +7,8 @@ import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { Plugin } from "../src/index.js";
 import { createHost } from "../src/pi/host.js";
-import type { PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
+import { showPanel } from "../src/pi/panel.js";
+import type { PiContext, PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
 import { DEFAULT_HARDENING, type PiHardening, readHardening } from "../src/pi/settings.js";
 
@@ -176,5 +177,53 @@ describe("usePlugins", () => {
 		usePlugins({ events }, "ext", ticket);
 		if (!hostFirst) loadHost();
 		expect(received).toEqual([{ from: "ext", plugins: [ticket] }]);
+	});
+});
+
+describe("showPanel", () => {
+	/** Drives the component the way pi's TUI does: render at a width, then keys, until `done`. */
+	async function drive(lines: string[], keys: string[], width = 40): Promise<{ frames: string[][]; closed: boolean }> {
+		const frames: string[][] = [];
+		let closed = false;
+		const ctx = {
+			hasUI: true,
+			ui: {
+				notify() {},
+				custom: async (
+					factory: (...args: unknown[]) => { render(w: number): string[]; handleInput(k: string): void },
+				) => {
+					let rendered = 0;
+					const tui = { requestRender: () => rendered++ };
+					const component = factory(tui, {}, {}, () => {
+						closed = true;
+					});
+					frames.push(component.render(width));
+					for (const key of keys) {
+						component.handleInput(key);
+						frames.push(component.render(width));
+					}
+					return rendered;
+				},
+			},
+		} as unknown as PiContext;
+		await showPanel(ctx, "title", lines);
+		return { frames, closed };
+	}
+
+	it("should show a page of lines no wider than the terminal, scroll on ↓ and space, and close on q", async () => {
+		const lines = Array.from({ length: 70 }, (_, i) => `line ${i} ${"x".repeat(i)}`);
+		const { frames, closed } = await drive(lines, ["\x1b[B", " ", "q"]);
+		expect(frames[0]?.[1]).toBe("line 0 ");
+		expect(frames[1]?.[1]).toBe("line 1 x");
+		expect(frames[2]?.[1]).toBe(lines[31]);
+		expect(frames[2]?.[10]).toBe(`line 40 ${"x".repeat(30)}…`);
+		for (const frame of frames) for (const line of frame) expect(line.length).toBeLessThanOrEqual(40);
+		expect(frames[0]).toHaveLength(31);
+		expect(closed).toBe(true);
+	});
+
+	it("should not scroll past either end", async () => {
+		const { frames } = await drive(["a", "b"], ["\x1b[A", "\x1b[6~"]);
+		expect(frames.map((frame) => frame[1])).toEqual(["a", "a", "a"]);
 	});
 });
