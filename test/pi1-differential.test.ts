@@ -15,7 +15,7 @@
  *
  * Covered: every 0.73.1 role, system messages (leading, mid-conversation, string and text-block
  * content, `sections` with `null` values, `toolsAdded` with `parameters`, `toolsRemoved`),
- * `branchSummary.fromId: null`, images for blockImages, deep-frozen input, which messages and
+ * `branchSummary.fromId: null`, custom messages with `excludeFromContext` (pi sends them), images for blockImages, deep-frozen input, which messages and
  * content arrays come back by reference (compared as indices into the input), and, with
  * `isolate: true`, that the output shares no object with the input. Not covered: object
  * identity between our output and the caller's own history objects across the process boundary
@@ -61,6 +61,7 @@ const seen = {
 	toolsAdded: 0,
 	toolsRemoved: 0,
 	fromIdNull: 0,
+	customExcludeFromContext: 0,
 };
 const log = new MismatchLog();
 
@@ -107,6 +108,9 @@ afterAll(async () => {
 function countSeen(history: readonly Pi1HistoryMessage[]): void {
 	history.forEach((message, i) => {
 		if (message.role === "branchSummary" && message.fromId === null) seen.fromIdNull++;
+		if (message.role === "custom" && (message as { excludeFromContext?: unknown }).excludeFromContext === true) {
+			seen.customExcludeFromContext++;
+		}
 		if (message.role !== "system") return;
 		seen.system++;
 		if (i === 0) seen.leadingSystem++;

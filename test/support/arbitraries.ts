@@ -525,6 +525,14 @@ export const arbToolResultMessage16: fc.Arbitrary<ToolResultMessage> = fc
 	)
 	.map(([message, extra]) => ({ ...message, ...extra }) as ToolResultMessage);
 
+/**
+ * A `custom` message with an `excludeFromContext` key (`true`, `false` or `undefined`): no pi version
+ * declares it on custom messages (0.73.1 through 1.6.0 send such a message), extensions set it anyway.
+ */
+export const arbCustomMessageWithExclude: fc.Arbitrary<CustomMessage> = fc
+	.tuple(arbCustomMessage, fc.constantFrom(true, false, undefined))
+	.map(([message, excludeFromContext]) => ({ ...message, excludeFromContext }) as CustomMessage);
+
 /** A message of a pi 1.x history: every role of {@link arbAgentMessage}, plus `system`, and `fromId: null`. */
 export type Pi1HistoryMessage = AgentMessage | Pi1SystemMessage;
 
@@ -536,7 +544,8 @@ export const arbAgentMessage16: fc.Arbitrary<Pi1HistoryMessage> = fc.oneof(
 	{ weight: 2, arbitrary: arbToolResultMessage },
 	{ weight: 1, arbitrary: arbToolResultMessage16 },
 	{ weight: 3, arbitrary: arbBashExecution },
-	{ weight: 2, arbitrary: arbCustomMessage },
+	{ weight: 1, arbitrary: arbCustomMessage },
+	{ weight: 1, arbitrary: arbCustomMessageWithExclude },
 	{ weight: 2, arbitrary: arbBranchSummary16 },
 	{ weight: 1, arbitrary: arbCompactionSummary },
 	{ weight: 3, arbitrary: arbSystemMessage },
