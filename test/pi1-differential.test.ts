@@ -15,9 +15,10 @@
  *
  * Covered: every 0.73.1 role, system messages (leading, mid-conversation, string and text-block
  * content, `sections` with `null` values, `toolsAdded` with `parameters`, `toolsRemoved`),
- * `branchSummary.fromId: null`, custom messages with `excludeFromContext` (pi sends them), images for blockImages, deep-frozen input, which messages and
- * content arrays come back by reference (compared as indices into the input), and, with
- * `isolate: true`, that the output shares no object with the input. Not covered: object
+ * `branchSummary.fromId: null`, the 1.x fields of assistant and tool-result messages, custom
+ * messages with `excludeFromContext` (pi sends them), images for blockImages, deep-frozen input,
+ * which messages and content arrays come back by reference (compared as indices into the input),
+ * and, with `isolate: true`, that the output shares no object with the input. Not covered: object
  * identity between our output and the caller's own history objects across the process boundary
  * (each side sees its own copy), values JSON cannot carry at all (functions, symbols, class
  * instances; pi histories are JSON), and pi's provider-side handling of system messages (see
