@@ -161,6 +161,8 @@ describe("pi-agent-core 1.6.0 Agent with convertToLlm: registry.convert (built p
 		expectSame(ours.contexts, theirs.contexts, "contexts of the run with pi's convertToLlm");
 		// The `!!` run stays out of the model's context; the agent's own history keeps every message.
 		expect(JSON.stringify(ours.contexts)).not.toContain("hunter2");
+		// A custom message with `excludeFromContext` is sent, as by every pi version (the field is not pi's).
+		expect(JSON.stringify(theirs.contexts)).toContain("Scratch note an extension marked excludeFromContext.");
 		expect(ours.state.systemPrompt).toBe(theirs.state.systemPrompt);
 		expect(ours.state.systemPrompt.startsWith(SYSTEM_PROMPT)).toBe(true);
 		expect(ours.state.messages.slice(1, ours.history.length + 1)).toStrictEqual(ours.history);

@@ -46,7 +46,7 @@ const IMAGE = { type: "image", data: "iVBORw0KGgoAAAANSUhEUg==", mimeType: "imag
 
 /**
  * A pi history with every app role (two bash runs, one `!!` and excluded; custom with string and
- * image content; both summaries, the branch summary with pi 1.x's `fromId: null`), images, and a
+ * image content, and one with `excludeFromContext`, which pi sends; both summaries, the branch summary with pi 1.x's `fromId: null`), images, and a
  * mid-conversation system message that patches a prompt section and removes a tool.
  */
 export function createHistory() {
@@ -98,6 +98,15 @@ export function createHistory() {
 			content: "",
 			sections: { "<repo-notes>": "<repo-notes>The parser lives in src/parse.ts.</repo-notes>", skills: null },
 			timestamp: T0 + 7,
+		},
+		{
+			// No pi version knows `excludeFromContext` on custom messages: pi sends this one.
+			role: "custom",
+			customType: "scratch",
+			content: "Scratch note an extension marked excludeFromContext.",
+			display: false,
+			excludeFromContext: true,
+			timestamp: T0 + 7.5,
 		},
 		{
 			role: "custom",
