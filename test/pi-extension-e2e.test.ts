@@ -122,6 +122,11 @@ describe.each(LINES)("the convert-to-llm pi extension in pi %s (RPC mode)", (lin
 		expect(`${result.json}\n`).toBe(result.cli);
 		expect(result.view).toContain("── Why: each history message, and what it became");
 		expect(result.view).toMatch(/\n── \d+ model messages from \d+ history messages/);
+		// pi 1.x's prompt and tools travel in the history: the view shows them as the first message.
+		if (line === "1.6.0")
+			expect(result.view).toMatch(
+				/\n#0 system ← system \w+ · system prompt · [\d,]+ chars · tools: read, bash, edit, write/,
+			);
 	}, 60_000);
 
 	it("should deliver a second extension's role and make a hardening switch visible on this line too", async () => {
@@ -252,7 +257,10 @@ describe("the convert-to-llm pi package", () => {
 		expect(fake.bodies.splice(0)).toEqual([]);
 	}, 60_000);
 
-	it("should install from its packed tarball with pi install and load from settings without warnings", async () => {
+	/** The package as `npm pack` makes it, unpacked, with what npm would install beside it: its one dependency. */
+	let packed: string | undefined;
+	function unpackedPackage(): string {
+		if (packed !== undefined) return packed;
 		// npm's cache and logs in the temp directory too.
 		const npmHome = join(base, "npm-home");
 		const env = {
@@ -261,14 +269,14 @@ describe("the convert-to-llm pi package", () => {
 			npm_config_cache: join(npmHome, "cache"),
 			npm_config_update_notifier: "false",
 		};
-		const packed = spawnSync("npm", ["pack", "--json", "--pack-destination", base], {
+		const pack = spawnSync("npm", ["pack", "--json", "--pack-destination", base], {
 			cwd: ROOT,
 			env,
 			encoding: "utf8",
 			timeout: 60_000,
 		});
-		expect(packed.status, packed.stderr).toBe(0);
-		const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+		expect(pack.status, pack.stderr).toBe(0);
+		const [{ filename }] = JSON.parse(pack.stdout) as [{ filename: string }];
 		const unpacked = join(base, "unpacked");
 		mkdirSync(unpacked, { recursive: true });
 		const untar = spawnSync("tar", ["-xzf", join(base, filename), "-C", unpacked], {
@@ -277,34 +285,49 @@ describe("the convert-to-llm pi package", () => {
 		});
 		expect(untar.status, untar.stderr).toBe(0);
 		const pkg = join(unpacked, "package");
-		// What npm would install beside it: its one dependency.
 		mkdirSync(join(pkg, "node_modules"), { recursive: true });
 		symlinkSync(join(ROOT, "node_modules/tapable"), join(pkg, "node_modules/tapable"), "dir");
+		packed = pkg;
+		return pkg;
+	}
 
-		const { dirs, session } = prepare(join(base, "run"), fake);
-		const [node, cli] = piCommand("1.6.0");
-		const install = spawnSync(node, [cli, "install", pkg], {
-			cwd: dirs.cwd,
-			env: piEnv(dirs),
-			encoding: "utf8",
-			timeout: 30_000,
-		});
-		expect(install.status, install.stderr).toBe(0);
-		const pi = startPi({ dirs, args: ["--session", session, "--model", "fake/fake-model"], lifetimeMs: 30_000 });
-		try {
-			const commands = await pi.request({ type: "get_commands" });
-			const ours = (
-				commands.data as { commands: { name: string; sourceInfo: { origin: string; path: string } }[] }
-			).commands.find((command) => command.name === "llm-context");
-			expect(ours?.sourceInfo.origin).toBe("package");
-			expect(ours?.sourceInfo.path).toBe(join(pkg, "dist/pi.js"));
-			await prompt(pi, "And now?");
-		} finally {
-			await pi.stop();
-		}
-		expect(fake.bodies.splice(0)).toHaveLength(1);
-		expect(pi.stderr()).toBe("");
-		expect(pi.events.filter((event) => event.type === "extension_error")).toEqual([]);
-		expect(notices(pi.events, "error")).toEqual([]);
-	}, 90_000);
+	it.each(LINES)(
+		"should install from its packed tarball with pi install on pi %s and load from settings without warnings",
+		async (line) => {
+			const pkg = unpackedPackage();
+			const { dirs, session } = prepare(join(base, "run"), fake);
+			const [node, cli] = piCommand(line);
+			const install = spawnSync(node, [cli, "install", pkg], {
+				cwd: dirs.cwd,
+				env: piEnv(dirs),
+				encoding: "utf8",
+				timeout: 30_000,
+			});
+			expect(install.status, install.stderr).toBe(0);
+			const pi = startPi({
+				dirs,
+				line,
+				args: ["--session", session, "--model", "fake/fake-model"],
+				lifetimeMs: 30_000,
+			});
+			try {
+				const commands = await pi.request({ type: "get_commands" });
+				type Listed = { name: string; sourceInfo?: { origin: string; path: string }; path?: string };
+				const ours = (commands.data as { commands: Listed[] }).commands.find(
+					(command) => command.name === "llm-context",
+				);
+				expect(ours, JSON.stringify(commands)).toBeDefined();
+				if (line === "1.6.0")
+					expect(ours?.sourceInfo).toMatchObject({ origin: "package", path: join(pkg, "dist/pi.js") });
+				await prompt(pi, "And now?");
+			} finally {
+				await pi.stop();
+			}
+			expect(fake.bodies.splice(0)).toHaveLength(1);
+			expect(pi.stderr()).toBe("");
+			expect(pi.events.filter((event) => event.type === "extension_error")).toEqual([]);
+			expect(notices(pi.events, "error")).toEqual([]);
+		},
+		90_000,
+	);
 });
