@@ -55,12 +55,12 @@ function crowded(count, kind) {
 const CASES = {
 	preset: {
 		title: "default preset / upstream convertToLlm",
-		limit: 1.0,
+		limit: 0.6,
 		setup: async () => [convertToLlm, upstreamConvertToLlm],
 	},
 	blockImages: {
 		title: "preset + blockImages / upstream convertToLlmWithBlockImages",
-		limit: 1.0,
+		limit: 0.6,
 		setup: async () => [
 			createDefaultRegistry().use(blockImages({ enabled: true })).convert,
 			await upstreamBlockImages(),

@@ -65,7 +65,8 @@ export interface MessageExplanation {
  * Contract: a tap that keeps the length is compared position by position (`changed` lists where it
  * put another object; `removed` and `added` are 0). One that changes the length is compared by
  * identity: messages it no longer returns count as `removed`, new objects as `added` (and their
- * positions are in `changed`). A tap that failed changed nothing.
+ * positions are in `changed`). A tap that failed changed nothing. When the final check of the output
+ * drops entries that are not pi-ai messages, it is listed too, as `convert-to-llm:output-check`.
  *
  * @example
  * registry.explain(history).taps[0];
