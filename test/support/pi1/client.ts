@@ -102,6 +102,11 @@ export async function startPi1(): Promise<Pi1Child> {
 		for (const waiter of pending.values()) waiter.reject(exited);
 		pending.clear();
 	});
+	child.on("error", (error) => {
+		exited = new Error(`pi 1.x child (${execPath}) could not be started or reached: ${error.message}`);
+		for (const waiter of pending.values()) waiter.reject(exited);
+		pending.clear();
+	});
 	const call = <T>(method: string, params?: unknown): Promise<T> => {
 		if (exited) return Promise.reject(exited);
 		const id = nextId++;
