@@ -206,7 +206,7 @@ describe("showPanel", () => {
 				},
 			},
 		} as unknown as PiContext;
-		await showPanel(ctx, "title", lines);
+		expect(await showPanel(ctx, "title", lines)).toBe(true);
 		return { frames, closed };
 	}
 
@@ -225,5 +225,10 @@ describe("showPanel", () => {
 	it("should not scroll past either end", async () => {
 		const { frames } = await drive(["a", "b"], ["\x1b[A", "\x1b[6~"]);
 		expect(frames.map((frame) => frame[1])).toEqual(["a", "a", "a"]);
+	});
+
+	it("should say it showed nothing where pi's custom() never calls the factory (RPC mode)", async () => {
+		const ctx = { hasUI: true, ui: { notify() {}, custom: async () => undefined } } as unknown as PiContext;
+		expect(await showPanel(ctx, "title", ["a"])).toBe(false);
 	});
 });

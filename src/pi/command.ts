@@ -59,12 +59,9 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 }
 
 async function show(ctx: PiContext, text: string, json: boolean): Promise<void> {
-	const mode = ctx.mode ?? (ctx.hasUI ? "rpc" : "print");
-	if (mode === "tui" && !json && typeof ctx.ui.custom === "function") {
-		await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, text.split("\n"));
-	} else if (ctx.hasUI) {
-		ctx.ui.notify(text, "info");
-	} else {
-		process.stderr.write(`${text}\n`);
-	}
+	// pi 0.73.1 has no ctx.mode: there the panel is tried wherever there is a UI, and RPC mode declines it.
+	const tui = ctx.mode === "tui" || (ctx.mode === undefined && ctx.hasUI);
+	if (tui && !json && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, text.split("\n")))) return;
+	if (ctx.hasUI) ctx.ui.notify(text, "info");
+	else process.stderr.write(`${text}\n`);
 }

@@ -19,9 +19,15 @@ interface Tui {
 	requestRender(): void;
 }
 
-/** Shows `lines` under `title` until the user presses q, Escape or Enter. */
-export async function showPanel(ctx: PiContext, title: string, lines: readonly string[]): Promise<void> {
-	await ctx.ui.custom?.((tui: Tui, _theme: unknown, _keys: unknown, done: (result: undefined) => void) => {
+/**
+ * Shows `lines` under `title` until the user presses q, Escape or Enter; resolves `false` at once
+ * where pi has no TUI to show it in (RPC mode's `custom()` never calls the factory).
+ */
+export async function showPanel(ctx: PiContext, title: string, lines: readonly string[]): Promise<boolean> {
+	if (typeof ctx.ui.custom !== "function") return false;
+	let shown = false;
+	await ctx.ui.custom((tui: Tui, _theme: unknown, _keys: unknown, done: (result: undefined) => void) => {
+		shown = true;
 		let top = 0;
 		const last = Math.max(0, lines.length - PAGE);
 		const scroll = (to: number): void => {
@@ -49,4 +55,5 @@ export async function showPanel(ctx: PiContext, title: string, lines: readonly s
 			invalidate(): void {},
 		};
 	});
+	return shown;
 }
