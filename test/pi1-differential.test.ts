@@ -24,6 +24,9 @@
  * instances; pi histories are JSON), and pi's provider-side handling of system messages (see
  * pi1-agent.test.ts).
  *
+ * Also: on 0.73.1-shaped histories pi 1.6.0's `convertToLlm` equals 0.73.1's (output and what is
+ * passed on by reference), so one preset can keep parity with both lines.
+ *
  * Every mismatch is counted and classified; a failing test shows the smallest counterexample
  * fast-check finds (input, pi's output, ours, first differing path). The seed is fixed so the run
  * size printed at the end is reproducible; set `FC_SEED` to explore others.
@@ -48,6 +51,7 @@ import { PI1_START_TIMEOUT, type Pi1Child, startPi1 } from "./support/pi1/client
 import { decode, encode, pack } from "./support/pi1/codec.mjs";
 import { classify, MismatchLog, mismatchText, same, show } from "./support/pi1/compare.js";
 import { sharing } from "./support/pi1/identity.mjs";
+import { upstreamConvertToLlm } from "./support/upstream.js";
 
 const seed = process.env.FC_SEED === undefined ? 20261201 : Number(process.env.FC_SEED);
 
@@ -400,6 +404,32 @@ describe("convertToLlm (default preset) vs pi-coding-agent 1.6.0 convertToLlm", 
 });
 
 const imageHistories = fc.oneof(arbHistory16, arbLeadingSystemHistory16, arbImageHistory16, arbImageHistory);
+
+describe("pi-coding-agent 1.6.0 convertToLlm vs 0.73.1's on 0.73.1-shaped histories", () => {
+	it("should be the same function there, so one preset serves both lines", async () => {
+		const inputs = fc.sample(arbHistory, { seed, numRuns: 1000 });
+		const batch = inputs.map((history) => transport({ history }));
+		const results = await pi.call<PiResult[]>("convert.convert", { encoded: batch.map((item) => item.encoded) });
+		let differing = 0;
+		let first: string | undefined;
+		batch.forEach(({ copy }, i) => {
+			const v16 = results[i] as PiResult;
+			const v073 = upstreamConvertToLlm(copy.history as AgentMessage[]);
+			const sameOutput =
+				!("threw" in v16) && same(v16.output, v073) && isDeepStrictEqual(v16.sharing, sharing(copy.history, v073));
+			if (sameOutput) return;
+			differing++;
+			first ??= mismatchText("pi 1.6.0 vs 0.73.1", copy.history, v16, v073, {
+				ours: "pi 1.6.0",
+				theirs: "pi 0.73.1",
+			});
+		});
+		console.log(
+			`[pi1 differential] pi 1.6.0 vs pi 0.73.1 convertToLlm on ${inputs.length} 0.73.1-shaped histories: ${differing} differ`,
+		);
+		expect(differing, first).toBe(0);
+	});
+});
 
 describe("blockImages vs pi-coding-agent 1.6.0 convertToLlmWithBlockImages (from a real createAgentSession)", () => {
 	it.each([
