@@ -206,7 +206,7 @@ describe("showPanel", () => {
 				},
 			},
 		} as unknown as PiContext;
-		expect(await showPanel(ctx, "title", lines)).toBe(true);
+		expect(await showPanel(ctx, "title", () => lines)).toBe(true);
 		return { frames, closed };
 	}
 
@@ -229,6 +229,6 @@ describe("showPanel", () => {
 
 	it("should say it showed nothing where pi's custom() never calls the factory (RPC mode)", async () => {
 		const ctx = { hasUI: true, ui: { notify() {}, custom: async () => undefined } } as unknown as PiContext;
-		expect(await showPanel(ctx, "title", ["a"])).toBe(false);
+		expect(await showPanel(ctx, "title", () => ["a"])).toBe(false);
 	});
 });

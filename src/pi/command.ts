@@ -39,29 +39,35 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());
-		const text = json
-			? viewJson(explanation)
-			: viewLines({
-					messages,
-					explanation,
-					entryIds,
-					sessionFile: ctx.sessionManager.getSessionFile(),
-					leafId: ctx.sessionManager.getLeafId?.(),
-					plugins: named,
-					hardening,
-					width: 120,
-				}).join("\n");
-		await show(ctx, text, json);
+		const lines = (width: number): string[] =>
+			viewLines({
+				messages,
+				explanation,
+				entryIds,
+				sessionFile: ctx.sessionManager.getSessionFile(),
+				leafId: ctx.sessionManager.getLeafId?.(),
+				plugins: named,
+				hardening,
+				width,
+			});
+		if (json) write(ctx, viewJson(explanation));
+		else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines)))) {
+			write(ctx, lines(PLAIN_WIDTH).join("\n"));
+		}
 		reporter.warn(ctx, problems);
 	} catch (error) {
 		reporter.error(ctx, [`/${COMMAND} failed: ${thrownText(error)}`]);
 	}
 }
 
-async function show(ctx: PiContext, text: string, json: boolean): Promise<void> {
-	// pi 0.73.1 has no ctx.mode: there the panel is tried wherever there is a UI, and RPC mode declines it.
-	const tui = ctx.mode === "tui" || (ctx.mode === undefined && ctx.hasUI);
-	if (tui && !json && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, text.split("\n")))) return;
+/** Columns of the plain-text view (RPC notifications, stderr), as the CLI's when not on a terminal. */
+const PLAIN_WIDTH = 120;
+
+/** Whether pi shows a TUI. pi 0.73.1 has no ctx.mode: there the panel is tried wherever there is a UI, and RPC mode declines it. */
+const isTui = (ctx: PiContext): boolean => ctx.mode === "tui" || (ctx.mode === undefined && ctx.hasUI);
+
+/** Plain text: a notification where pi has a UI, else stderr. */
+function write(ctx: PiContext, text: string): void {
 	if (ctx.hasUI) ctx.ui.notify(text, "info");
 	else process.stderr.write(`${text}\n`);
 }

@@ -20,22 +20,34 @@ interface Tui {
 }
 
 /**
- * Shows `lines` under `title` until the user presses q, Escape or Enter; resolves `false` at once
- * where pi has no TUI to show it in (RPC mode's `custom()` never calls the factory).
+ * Shows the lines `linesAt(width)` gives for the terminal's width under `title`, until the user
+ * presses q, Escape or Enter; resolves `false` at once where pi has no TUI to show it in (RPC mode's
+ * `custom()` never calls the factory).
  */
-export async function showPanel(ctx: PiContext, title: string, lines: readonly string[]): Promise<boolean> {
+export async function showPanel(
+	ctx: PiContext,
+	title: string,
+	linesAt: (width: number) => readonly string[],
+): Promise<boolean> {
 	if (typeof ctx.ui.custom !== "function") return false;
 	let shown = false;
 	await ctx.ui.custom((tui: Tui, _theme: unknown, _keys: unknown, done: (result: undefined) => void) => {
 		shown = true;
 		let top = 0;
-		const last = Math.max(0, lines.length - PAGE);
+		let width = 0;
+		let lines: readonly string[] = [];
 		const scroll = (to: number): void => {
-			top = Math.min(last, Math.max(0, to));
+			top = Math.min(Math.max(0, lines.length - PAGE), Math.max(0, to));
 			tui.requestRender();
 		};
 		return {
-			render(width: number): string[] {
+			render(columns: number): string[] {
+				if (columns !== width) {
+					width = columns;
+					// The view folds and cuts to the width it is given; the panel still clips what does not fit.
+					lines = linesAt(Math.max(40, columns));
+					top = Math.min(Math.max(0, lines.length - PAGE), top);
+				}
 				const clip = (text: string): string =>
 					text.length >= width ? `${text.slice(0, Math.max(0, width - 2))}…` : text;
 				const end = Math.min(lines.length, top + PAGE);
