@@ -5,7 +5,8 @@
  * to stderr anyway).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { EXTENSION_NAME, type Host, thrownText } from "./host.js";
+import { errorText } from "../values.js";
+import { EXTENSION_NAME, type Host } from "./host.js";
 import { showPanel } from "./panel.js";
 import type { PiContext, PiSessionManager } from "./pi-api.js";
 import type { Reporter } from "./report.js";
@@ -56,7 +57,7 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 		}
 		reporter.warn(ctx, problems);
 	} catch (error) {
-		reporter.error(ctx, [`/${COMMAND} failed: ${thrownText(error)}`]);
+		reporter.error(ctx, [`/${COMMAND} failed: ${errorText(error)}`]);
 	}
 }
 

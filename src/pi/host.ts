@@ -6,6 +6,7 @@
 import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
 import type { Plugin, Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
+import { errorText } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 import { type PiHardening, piBlocksImages } from "./settings.js";
 
@@ -65,7 +66,7 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening): Host {
 				} catch (error) {
 					failed.add(item);
 					problems.push(
-						`${item.from}'s plugin is not used (the registry was rebuilt without it): ${thrownText(error)}`,
+						`${item.from}'s plugin is not used (the registry was rebuilt without it): ${errorText(error)}`,
 					);
 					retry = true;
 					break;
@@ -133,13 +134,4 @@ function offerProblems(data: unknown): string[] {
 	return typeof from === "string" && from !== ""
 		? []
 		: [`${who}: an offer must name its extension (from); it was ignored.`];
-}
-
-/** The message of anything thrown, never throwing itself. */
-export function thrownText(error: unknown): string {
-	try {
-		return error instanceof Error ? error.message : String(error);
-	} catch {
-		return "(a value that cannot be shown)";
-	}
 }

@@ -3,7 +3,8 @@
  * withheld (fail closed) when the conversion cannot be trusted.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type Host, thrownText } from "./host.js";
+import { errorText } from "../values.js";
+import type { Host } from "./host.js";
 import type { PiContext, PiContextResult } from "./pi-api.js";
 import type { Reporter } from "./report.js";
 
@@ -43,7 +44,7 @@ export async function convertRequest(
 		reporter.warn(ctx, problems);
 		return { messages: explanation.output };
 	} catch (error) {
-		return withhold(reporter, messages, ctx, [], `the conversion failed: ${thrownText(error)}`);
+		return withhold(reporter, messages, ctx, [], `the conversion failed: ${errorText(error)}`);
 	}
 }
 
