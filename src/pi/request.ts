@@ -17,9 +17,10 @@ export const WITHHELD_TEXT =
  * they hold only model roles).
  *
  * Contract: never throws or rejects (pi would log the error and send the unconverted history: fail
- * open). Problems the registry reports are shown as warnings (each once); the request goes out with what the
- * plugins decided (a message a hardening plugin could not read is dropped). When the conversion
- * throws, or reports any problem under `strict`, the request is withheld: pi's run is aborted and the
+ * open). Problems the registry reports, and offered plugins that failed to apply, are shown as
+ * warnings (each once); the request goes out with what the plugins decided (a message a hardening
+ * plugin could not read is dropped). When the conversion throws, or reports any problem under
+ * `strict`, the request is withheld: pi's run is aborted and the
  * returned messages keep only the leading system messages (pi requires one at index 0) and a user
  * message saying so ({@link WITHHELD_TEXT}); the reason is shown as an error.
  *
@@ -38,7 +39,7 @@ export async function convertRequest(
 		const explanation = await registry.explainAsync(messages as AgentMessage[]);
 		const problems = [...buildProblems];
 		for (const error of explanation.errors) problems.push(error.message);
-		if (host.hardening().strict && explanation.errors.length > 0) {
+		if (host.hardening().strict && problems.length > 0) {
 			return withhold(reporter, messages, ctx, problems, "the conversion reported problems and strict is on");
 		}
 		reporter.warn(ctx, problems);
@@ -62,9 +63,13 @@ function withhold(
 		// The returned context is the safe one either way.
 	}
 	const head: unknown[] = [];
-	for (const message of messages) {
-		if ((message as { role?: unknown }).role !== "system") break;
-		head.push(message);
+	try {
+		for (const message of messages) {
+			if ((message as { role?: unknown } | null)?.role !== "system") break;
+			head.push(message);
+		}
+	} catch {
+		// A message whose role cannot be read ends the head: what is kept is only ever pi's own system messages.
 	}
 	head.push({ role: "user", content: [{ type: "text", text: WITHHELD_TEXT }], timestamp: Date.now() });
 	return { messages: head };
