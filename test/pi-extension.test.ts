@@ -4,13 +4,17 @@
  * orders. The extension in the real pi CLI is test/pi-extension-e2e.test.ts.
  */
 import { EventEmitter } from "node:events";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import type { Plugin } from "../src/index.js";
 import { createHost } from "../src/pi/host.js";
 import { showPanel } from "../src/pi/panel.js";
 import type { PiContext, PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
+import { createReporter } from "../src/pi/report.js";
+import { convertRequest, WITHHELD_TEXT } from "../src/pi/request.js";
 import { DEFAULT_HARDENING, type PiHardening, readHardening } from "../src/pi/settings.js";
+import { convertToLlm } from "../src/preset.js";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
 function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
@@ -230,5 +234,77 @@ describe("showPanel", () => {
 	it("should say it showed nothing where pi's custom() never calls the factory (RPC mode)", async () => {
 		const ctx = { hasUI: true, ui: { notify() {}, custom: async () => undefined } } as unknown as PiContext;
 		expect(await showPanel(ctx, "title", () => ["a"])).toBe(false);
+	});
+});
+
+describe("convertRequest", () => {
+	/** A ctx that records what the extension shows and whether it aborted pi's run. */
+	function recordingCtx() {
+		const shown: { text: string; level: string | undefined }[] = [];
+		let aborted = 0;
+		const ctx = {
+			hasUI: true,
+			ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
+			abort: () => aborted++,
+		} as unknown as PiContext;
+		return { ctx, shown, aborted: () => aborted };
+	}
+	const system = { role: "system", content: "You are pi.", timestamp: 1 };
+	const history = [
+		system,
+		{ role: "user", content: "hi", timestamp: 2 },
+		{
+			role: "bashExecution",
+			command: "ls",
+			output: "a",
+			exitCode: 0,
+			cancelled: false,
+			truncated: false,
+			timestamp: 3,
+		},
+	];
+
+	it("should send pi's own conversion with nothing configured, and show nothing", async () => {
+		const { ctx, shown, aborted } = recordingCtx();
+		const host = createHost(piReading(undefined), DEFAULT_HARDENING);
+		const result = await convertRequest(host, createReporter(), history, ctx);
+		expect(result.messages).toEqual(convertToLlm(history as AgentMessage[]));
+		expect(result.messages[0]).toBe(system);
+		expect(shown).toEqual([]);
+		expect(aborted()).toBe(0);
+	});
+
+	it("should withhold the request when a post-conversion tap does not settle in time", async () => {
+		const { ctx, shown, aborted } = recordingCtx();
+		const host = createHost(piReading(undefined), DEFAULT_HARDENING, 20);
+		const hang: Plugin = {
+			name: "test:hang",
+			apply: (registry) => {
+				registry.hooks.afterConvertAsync.tapPromise("test:hang", () => new Promise(() => {}));
+			},
+		};
+		host.offer({ from: "ext", plugins: [hang] });
+		const result = await convertRequest(host, createReporter(), history, ctx);
+		expect(result.messages).toEqual([
+			system,
+			{ role: "user", content: [{ type: "text", text: WITHHELD_TEXT }], timestamp: expect.any(Number) },
+		]);
+		expect(aborted()).toBe(1);
+		expect(shown[0]?.level).toBe("error");
+		expect(shown[0]?.text).toContain('request withheld (fail closed): plugin "test:hang" did not finish in time.');
+	});
+
+	it("should show each distinct problem once, and withhold under strict", async () => {
+		const { ctx, shown } = recordingCtx();
+		const host = createHost(piReading(undefined), DEFAULT_HARDENING);
+		const reporter = createReporter();
+		const unknown = [...history, { role: "ticket", timestamp: 4 }];
+		await convertRequest(host, reporter, unknown, ctx);
+		await convertRequest(host, reporter, unknown, ctx);
+		expect(shown.map(({ level }) => level)).toEqual(["warning"]);
+		host.configure(on({ strict: true }));
+		const result = await convertRequest(host, reporter, unknown, ctx);
+		expect(result.messages.at(-1)).toMatchObject({ content: [{ text: WITHHELD_TEXT }] });
+		expect(shown.map(({ level }) => level)).toEqual(["warning", "error"]);
 	});
 });

@@ -45,7 +45,13 @@ export interface Host {
 	build(): BuiltRegistry;
 }
 
-export function createHost(pi: PiExtensionApi, initial: PiHardening): Host {
+/**
+ * How long an `afterConvertAsync` tap may take before the request is withheld (it may be the one
+ * that redacts); without a limit a tap that never settles would hang pi's request.
+ */
+export const ASYNC_TAP_LIMIT_MS = 10_000;
+
+export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeoutMs = ASYNC_TAP_LIMIT_MS): Host {
 	const offered = new Map<string, OfferedPlugin>();
 	let hardening = initial;
 	let built: BuiltRegistry | undefined;
@@ -55,7 +61,7 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening): Host {
 		const failed = new Set<OfferedPlugin>();
 		const problems: string[] = [];
 		for (;;) {
-			const registry = createDefaultRegistry();
+			const registry = createDefaultRegistry({ asyncTimeoutMs });
 			const plugins: OfferedPlugin[] = [];
 			let retry = false;
 			for (const item of offered.values()) {

@@ -3,6 +3,7 @@
  * withheld (fail closed) when the conversion cannot be trusted.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { ErrorCode } from "../index.js";
 import { errorText } from "../values.js";
 import type { Host } from "./host.js";
 import type { PiContext, PiContextResult } from "./pi-api.js";
@@ -19,8 +20,9 @@ export const WITHHELD_TEXT =
  * Contract: never throws or rejects (pi would log the error and send the unconverted history: fail
  * open). Problems the registry reports, and offered plugins that failed to apply, are shown as
  * warnings (each once); the request goes out with what the plugins decided (a message a hardening
- * plugin could not read is dropped). When the conversion throws, or reports any problem under
- * `strict`, the request is withheld: pi's run is aborted and the
+ * plugin could not read is dropped). When the conversion throws, when a post-conversion tap does not
+ * settle in time (`ASYNC_TAP_LIMIT_MS`), or when it reports any problem under `strict`, the request
+ * is withheld: pi's run is aborted and the
  * returned messages keep only the leading system messages (pi requires one at index 0) and a user
  * message saying so ({@link WITHHELD_TEXT}); the reason is shown as an error.
  *
@@ -39,6 +41,10 @@ export async function convertRequest(
 		const explanation = await registry.explainAsync(messages as AgentMessage[]);
 		const problems = [...buildProblems];
 		for (const error of explanation.errors) problems.push(error.message);
+		const hung = explanation.errors.find((error) => error.code === ErrorCode.ASYNC_HOOK_TIMEOUT);
+		if (hung !== undefined) {
+			return withhold(reporter, messages, ctx, problems, `plugin "${hung.plugin}" did not finish in time`);
+		}
 		if (host.hardening().strict && problems.length > 0) {
 			return withhold(reporter, messages, ctx, problems, "the conversion reported problems and strict is on");
 		}
