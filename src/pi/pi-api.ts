@@ -1,8 +1,9 @@
 /**
  * The parts of pi's extension API this extension uses, typed by shape. pi 0.73.1 (`@mariozechner`)
  * and pi 1.x (`@earendil-works`) each declare their own `ExtensionAPI`; both are assignable to these
- * interfaces, so one declaration serves both lines and the package imports nothing from pi, at run
- * time or in its declarations. Messages are `unknown` here: each line has its own `AgentMessage`;
+ * interfaces, so one declaration serves both lines and the package needs nothing from
+ * pi-coding-agent, at run time or in its declarations (its `Plugin` types name pi-ai and
+ * pi-agent-core, the optional peers, as every entry does). Messages are `unknown` here: each line has its own `AgentMessage`;
  * the registry checks every message it is given.
  */
 /**
