@@ -37,11 +37,11 @@ for (const format of ["esm", "cjs"]) {
 	};
 }
 
-export const T0 = 1_700_000_000_000;
+const T0 = 1_700_000_000_000;
 /** What `Date.now()` returns during a run. */
-export const CLOCK = 1_800_000_000_000;
-export const SYSTEM_PROMPT = "You are a careful coding agent.";
-export const SECRET = "sk-live-4f9a2c7e1b3d";
+const CLOCK = 1_800_000_000_000;
+const SYSTEM_PROMPT = "You are a careful coding agent.";
+const SECRET = "sk-live-4f9a2c7e1b3d";
 const IMAGE = { type: "image", data: "iVBORw0KGgoAAAANSUhEUg==", mimeType: "image/png" };
 
 /**
@@ -49,7 +49,7 @@ const IMAGE = { type: "image", data: "iVBORw0KGgoAAAANSUhEUg==", mimeType: "imag
  * image content, and one with `excludeFromContext`, which pi sends; both summaries, the branch summary with pi 1.x's `fromId: null`), images, and a
  * mid-conversation system message that patches a prompt section and removes a tool.
  */
-export function createHistory() {
+function createHistory() {
 	return [
 		{
 			role: "compactionSummary",

@@ -4,7 +4,8 @@
  * `{ id, error }` out, every payload through `codec.mjs`. It only runs pi's functions and reports
  * what they returned; every comparison is made in the vitest process.
  *
- * Methods (their modules are imported on first use, so a suite loads only what it needs):
+ * Methods are the exported functions of these modules, imported on first use (a suite loads only
+ * what it needs):
  * - `ready`: the child's Node version, once pi-coding-agent is importable.
  * - `convert.*` (convert.mjs): pi's `convertToLlm` and the real `convertToLlmWithBlockImages`.
  * - `agent.*` (agent.mjs): the real `Agent` on the faux provider, with our built registry.
