@@ -233,6 +233,8 @@ function compareSession(written: Written, quiet = false): string | undefined {
 }
 
 const BATCH = 25;
+/** Sessions written per generator (the size of the 0.73.1 session differential's main run). */
+const SESSIONS = 500;
 const arbSession16 = fc.tuple(arbOps16, fc.array(arbPick, { maxLength: 3 }));
 
 async function write16(sessions: [SessionOp[], number[]][]): Promise<Written[]> {
@@ -244,7 +246,7 @@ async function write16(sessions: [SessionOp[], number[]][]): Promise<Written[]> 
 
 describe("readSessionFile vs pi-coding-agent 1.6.0 on sessions written by 1.6.0's SessionManager", () => {
 	it("should read the same history, settings and model input at the last entry, the live leaf and other leaves", async () => {
-		const inputs = fc.sample(arbSession16, { seed, numRuns: 400 });
+		const inputs = fc.sample(arbSession16, { seed, numRuns: SESSIONS });
 		let mismatching = 0;
 		let first: string | undefined;
 		for (let start = 0; start < inputs.length; start += BATCH) {
@@ -281,7 +283,7 @@ async function smallestSession(fallback: string): Promise<string> {
 			}
 			return found === undefined;
 		}),
-		{ seed, numRuns: 400, interruptAfterTimeLimit: 20_000 },
+		{ seed, numRuns: SESSIONS, interruptAfterTimeLimit: 20_000 },
 	);
 	if (!result.failed || text === undefined) return `First mismatch of the run:\n${fallback}`;
 	return `Smallest counterexample (${result.numShrinks} shrinks):\n${text}\n      the steps: ${show(ops, 3000)}`;
@@ -372,7 +374,7 @@ function read073(text: string, leafId: string | null | undefined): { context: Co
 
 describe("pi-coding-agent 1.6.0 vs 0.73.1 on sessions written by 0.73.1's SessionManager", () => {
 	it("should build the same context and model input (the 1.x rules leave 0.73.1 files as they were)", async () => {
-		const inputs = fc.sample(fc.tuple(arbOps073, fc.array(arbPick, { maxLength: 3 })), { seed, numRuns: 300 });
+		const inputs = fc.sample(fc.tuple(arbOps073, fc.array(arbPick, { maxLength: 3 })), { seed, numRuns: SESSIONS });
 		let first: string | undefined;
 		for (let start = 0; start < inputs.length; start += BATCH) {
 			const files = inputs.slice(start, start + BATCH).map(([ops, picks]) => {
