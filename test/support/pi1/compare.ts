@@ -71,14 +71,35 @@ function protoName(value: object): string {
 type Message = { role?: unknown };
 
 /**
+ * The messages of `longer` that are not in `shorter`, when `shorter` is `longer` with some messages
+ * left out (a subsequence, compared with `same`); `undefined` otherwise.
+ */
+function leftOut(shorter: readonly unknown[], longer: readonly unknown[]): unknown[] | undefined {
+	const missing: unknown[] = [];
+	let i = 0;
+	for (const message of longer) {
+		if (i < shorter.length && same(shorter[i], message)) i++;
+		else missing.push(message);
+	}
+	return i === shorter.length && missing.length > 0 ? missing : undefined;
+}
+
+const roles = (messages: readonly unknown[]): string =>
+	[...new Set(messages.map((m) => String((m as Message)?.role)))].sort().join(", ");
+
+/**
  * What kind of mismatch this is, for the tallies. "system dropped": ours is pi's output without
- * its system messages (what a registry without a `system` role does); "deep-equal, JSON differs":
- * only the bytes differ (a key order, an `undefined`); "pi threw": pi's side threw; else "other".
+ * its system messages (what a registry without a `system` role does); "ours leaves out pi's <roles>"
+ * / "ours adds <roles>": one output is the other with some messages left out; "deep-equal, JSON
+ * differs": only the bytes differ (a key order, an `undefined`); else "other".
  */
 export function classify(ours: unknown, theirs: unknown): string {
 	if (Array.isArray(theirs) && Array.isArray(ours)) {
-		const withoutSystem = (theirs as Message[]).filter((m) => m?.role !== "system");
-		if (withoutSystem.length < theirs.length && same(ours, withoutSystem)) return "system dropped";
+		const missing = leftOut(ours, theirs);
+		if (missing !== undefined)
+			return roles(missing) === "system" ? "system dropped" : `ours leaves out pi's ${roles(missing)}`;
+		const extra = leftOut(theirs, ours);
+		if (extra !== undefined) return `ours adds ${roles(extra)}`;
 	}
 	if (isDeepStrictEqual(ours, theirs)) return "deep-equal, JSON differs";
 	return "other";
