@@ -52,8 +52,9 @@ export interface RegistryOptions {
 	 * Never share objects with the input: every output message, content array and content block is
 	 * a copy (pi's conversion returns the caller's own objects, so a later mutation corrupts the
 	 * stored history). Default `false`, as pi. Costs a copy of the output; see the README's figures.
-	 * Shared references and cycles are copied once each (the copy has the same shape); symbol keys
-	 * are copied; a value that cannot be copied as data (a function, a proxy, a class instance
+	 * Cycles, and references shared so often that a tree copy would grow without bound, are copied
+	 * once each (the copy has the input's shape; a few shared references become equal copies); symbol
+	 * keys are copied; a value that cannot be copied as data (a function, a proxy, a class instance
 	 * `structuredClone` refuses) is left out of the copy and the message is reported; a message that
 	 * cannot be copied at all is dropped and reported (`ConversionError`), never passed on shared.
 	 * Messages that post-conversion taps add are theirs, not copied; the final check of the output
