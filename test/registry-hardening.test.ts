@@ -279,6 +279,21 @@ describe("isolate on shared references and cycles (issue 9 item 11)", () => {
 		expect(errors.map((e) => e.index)).toEqual([0]);
 	});
 
+	it("should copy what a post-conversion tap put in the output from the history", () => {
+		const registry = createDefaultRegistry({ isolate: true });
+		registry.hooks.afterConvert.tap("in-place", (messages, ctx) => {
+			for (const entry of ctx.input) messages.push(entry as Message);
+			return messages;
+		});
+		const history = [user([{ type: "text", text: "hi" }])];
+
+		const output = registry.convert(history);
+
+		expect(output).toEqual([history[0], history[0]]);
+		expect(output[1]).not.toBe(history[0]);
+		expect(output[1]?.content).not.toBe(history[0]?.content);
+	});
+
 	it("should deep-copy pi 1.x system messages: sections, toolsAdded[].parameters, toolsRemoved", () => {
 		const system = {
 			role: "system",

@@ -283,3 +283,144 @@ describe("registry.converters(role)", () => {
 		expect(registry.converters("nobody")).toEqual([]);
 	});
 });
+
+/** Entries as hostile as they come, each made fresh: what issue 9's reproductions used, and more. */
+const HOSTILE: Record<string, () => unknown> = {
+	bomb: () => {
+		const bomb = (): object =>
+			new Proxy(
+				{},
+				{
+					getPrototypeOf() {
+						throw bomb();
+					},
+					get() {
+						throw bomb();
+					},
+					has() {
+						throw bomb();
+					},
+					ownKeys() {
+						throw bomb();
+					},
+				},
+			);
+		return bomb();
+	},
+	throwingRole: () => ({
+		get role(): string {
+			throw new Error("role");
+		},
+	}),
+	flippingRole: () => {
+		let reads = 0;
+		return {
+			get role() {
+				reads++;
+				return reads % 2 === 1 ? "user" : "bashExecution";
+			},
+			content: "x",
+			timestamp: 0,
+		};
+	},
+	throwingContent: () => ({
+		role: "custom",
+		customType: "x",
+		get content(): string {
+			throw new Error("content");
+		},
+		timestamp: 0,
+	}),
+	cycle: () => {
+		const block: Record<string, unknown> = { type: "text", text: "c" };
+		block.self = block;
+		return { role: "user", content: [block, block], timestamp: 0 };
+	},
+	symbolKeyed: () => ({ role: "user", content: "s", timestamp: 0, [Symbol("k")]: { nested: true } }),
+	revoked: () => {
+		const { proxy, revoke } = Proxy.revocable({ role: "user" }, {});
+		revoke();
+		return proxy;
+	},
+	functionField: () => ({
+		role: "toolResult",
+		content: [],
+		toolCallId: "c",
+		isError: false,
+		timestamp: 0,
+		fn: () => 1,
+	}),
+};
+const SHARED_BLOCK = { type: "text", text: "shared" };
+/**
+ * What to put in a history: generated entries, or the name of a hostile one, made in the property
+ * itself (fast-check probes the values it generates, and a bomb would explode in fast-check).
+ */
+const arbHostileSpec: fc.Arbitrary<{ entry: unknown } | { kind: string }> = fc.oneof(
+	{ weight: 3, arbitrary: arbEntry.map((entry) => ({ entry })) },
+	{ weight: 2, arbitrary: fc.constantFrom(...Object.keys(HOSTILE)).map((kind) => ({ kind })) },
+	{ weight: 1, arbitrary: fc.constant({ entry: { role: "user", content: [SHARED_BLOCK], timestamp: 0 } }) },
+);
+const made = (spec: { entry: unknown } | { kind: string }): unknown =>
+	"kind" in spec ? (HOSTILE[spec.kind] as () => unknown)() : spec.entry;
+
+/** Every object reachable from `value` (own keys and symbols), skipping what cannot be read. */
+function reachable(value: unknown, into = new Set<object>()): Set<object> {
+	if (value === null || (typeof value !== "object" && typeof value !== "function") || into.has(value)) return into;
+	into.add(value);
+	let keys: PropertyKey[];
+	try {
+		keys = Reflect.ownKeys(value);
+	} catch {
+		return into;
+	}
+	for (const key of keys) {
+		try {
+			reachable((value as Record<PropertyKey, unknown>)[key], into);
+		} catch {
+			// A getter or a trap threw: nothing reachable from there.
+		}
+	}
+	return into;
+}
+
+describe("hostile histories (issue 9's generators)", () => {
+	it("should never throw when lenient, share nothing under isolate, and report each entry at most once", async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(arbHostileSpec, { maxLength: 10 }),
+				fc.subarray(SYNC),
+				fc.boolean(),
+				async (specs, names, isolate) => {
+					const entries = specs.map(made);
+					const registry = registryWith(names, { isolate });
+					const errors = collecting(registry);
+					const history = entries as AgentMessage[];
+					const output = registry.convert(history);
+					expect(Array.isArray(output)).toBe(true);
+					if (isolate) {
+						// Under isolate the roles are the copies' data; without it a role getter is the caller's own.
+						for (const message of output)
+							expect(["user", "assistant", "toolResult", "system"]).toContain(
+								(message as { role?: unknown }).role,
+							);
+						const inputObjects = reachable(entries);
+						for (const object of reachable(output)) expect(inputObjects.has(object)).toBe(false);
+					}
+					const perIndex = new Map<number, number>();
+					for (const error of errors)
+						if (
+							error.index !== undefined &&
+							error.plugin?.startsWith("test:") !== true &&
+							error.code !== "CONVERT_TO_LLM_LINT"
+						)
+							perIndex.set(error.index, (perIndex.get(error.index) ?? 0) + 1);
+					for (const count of perIndex.values()) expect(count).toBe(1);
+					expect(Array.isArray(registry.explain(history).output)).toBe(true);
+					expect(Array.isArray(await registry.convertAsync(history))).toBe(true);
+				},
+			),
+			RUNS,
+		);
+	});
+});

@@ -105,7 +105,10 @@ export function failsafe(pipeline: Pipeline, what: string, cause: unknown, obser
  * that answers differently now): one pass over the roles; what is not a pi-ai message is dropped
  * and reported. Under `isolate` it reads the copies, whose roles are data.
  */
-function checkOutput(output: Message[], run: Run, hook: string): Message[] {
+function checkOutput(given: Message[], run: Run, hook: string): Message[] {
+	// Under isolate, what the taps put there is copied first: the check then reads data, not getters.
+	const output = run.isolate ? run.adoptAll(given) : given;
+	if (output.length !== given.length) run.observer?.tapped(hook, OUTPUT_CHECK, given, output);
 	const length = output.length;
 	let first = 0;
 	try {

@@ -79,6 +79,12 @@ export const copyFailed = (index: number, role: string, plugin: string, what: st
 		{ index, role, plugin, cause },
 	);
 
+export const adoptFailed = (position: number, what: string, cause?: unknown) =>
+	new ConversionError(
+		`Output entry ${position}, put there by a post-conversion tap, could not be copied for isolation: ${what}. ${cause === undefined ? "The parts that are not plain data were left out of the copy" : "It was dropped rather than shared with the history"}; keep messages to plain JSON data.`,
+		{ cause },
+	);
+
 export const unexpected = (what: string, cause: unknown): ConversionError =>
 	new ConversionError(
 		`${what} failed unexpectedly: ${errorText(cause)}. Nothing was converted; check the plugins in use and the history given.`,

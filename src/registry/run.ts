@@ -8,7 +8,7 @@ import { isInstance, isRecord } from "../values.js";
 import type { ConvertContext } from "./converter-types.js";
 import type { HookContext, MessageSource } from "./hook-types.js";
 import { Copier } from "./isolate.js";
-import { copyFailed, holes, invalidEntry, messageFailed, unhandled } from "./registry-errors.js";
+import { adoptFailed, copyFailed, holes, invalidEntry, messageFailed, unhandled } from "./registry-errors.js";
 import { isHole, nextPresent } from "./sparse.js";
 
 /** What `explain` observes of a run; `convert` runs have none. */
@@ -52,6 +52,8 @@ export class Run {
 	private masked: readonly unknown[] | undefined;
 	private hookView: HookView | undefined;
 	private copier: Copier | undefined;
+	/** The copies made under `isolate`. */
+	private copies: Set<Message> | undefined;
 	private readonly keys: { list?: string[] } = {};
 	// Sources: two arrays aligned with the output (cheap), turned into a map when a tap first asks.
 	private converted: readonly Message[] = [];
@@ -175,18 +177,50 @@ export class Run {
 			out.push(message);
 			return;
 		}
+		const copy = this.copyOf(message, (what, cause) =>
+			this.reportAt(index, copyFailed(index, roleOf(message), this.decidedBy, what, cause)),
+		);
+		if (copy !== undefined) out.push(copy);
+	}
+
+	/** `isolate`: a copy of `message` (remembered as one), or `undefined` when it cannot be copied at all. */
+	private copyOf(message: Message, failed: (what: string, cause?: unknown) => void): Message | undefined {
 		this.copier ??= new Copier();
+		this.copies ??= new Set();
 		const before = this.copier.leftOut;
 		let copy: Message;
 		try {
 			copy = this.copier.copyMessage(message);
 		} catch (cause) {
-			this.reportAt(index, copyFailed(index, roleOf(message), this.decidedBy, "it cannot be read as data", cause));
-			return;
+			failed("it cannot be read as data", cause);
+			return undefined;
 		}
-		if (this.copier.leftOut !== before)
-			this.reportAt(index, copyFailed(index, roleOf(message), this.decidedBy, "it holds values that are not data"));
-		out.push(copy);
+		if (this.copier.leftOut !== before) failed("it holds values that are not data");
+		this.copies.add(copy);
+		return copy;
+	}
+
+	/**
+	 * `isolate`, after the taps: every entry of `output` that is not a copy the run made (a tap put a
+	 * history message there, or made one sharing its parts) is copied too, so nothing is shared.
+	 */
+	adoptAll(output: Message[]): Message[] {
+		const copies = this.copies ?? new Set<Message>();
+		let adopted: Message[] | undefined;
+		for (let i = 0; i < output.length; i++) {
+			const message = output[i] as Message;
+			// Not an object: left for the final check, which drops it.
+			if (copies.has(message) || message === null || typeof message !== "object") {
+				adopted?.push(message);
+				continue;
+			}
+			adopted ??= output.slice(0, i);
+			const copy = this.copyOf(message, (what, cause) => this.report(adoptFailed(i, what, cause)));
+			if (copy === undefined) continue;
+			this.inheritSource(copy, message);
+			adopted.push(copy);
+		}
+		return adopted ?? output;
 	}
 
 	private record(index: number, from: number, out: readonly Message[]): void {

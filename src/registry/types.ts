@@ -57,8 +57,10 @@ export interface RegistryOptions {
 	 * keys are copied; a value that cannot be copied as data (a function, a proxy, a class instance
 	 * `structuredClone` refuses) is left out of the copy and the message is reported; a message that
 	 * cannot be copied at all is dropped and reported (`ConversionError`), never passed on shared.
-	 * Messages that post-conversion taps add are theirs, not copied; the final check of the output
-	 * reads the copies' roles, so a `role` getter cannot change its answer after the check.
+	 * After the post-conversion taps, every message that is not one of the registry's copies (a tap
+	 * put a history message there, or made one that shares its parts) is copied too, so nothing in
+	 * the output is shared with the input; the final check of the output reads the copies' roles, so
+	 * a `role` getter cannot change its answer after the check.
 	 */
 	isolate?: boolean;
 	/**
