@@ -9,6 +9,7 @@ import type { ConvertContext } from "./converter-types.js";
 import type { HookContext, MessageSource } from "./hook-types.js";
 import { Copier } from "./isolate.js";
 import { adoptFailed, copyFailed, holes, invalidEntry, messageFailed, unhandled } from "./registry-errors.js";
+import { Sources } from "./sources.js";
 import { isHole, nextPresent } from "./sparse.js";
 
 /** What `explain` observes of a run; `convert` runs have none. */
@@ -55,12 +56,7 @@ export class Run {
 	/** The copies made under `isolate`. */
 	private copies: Set<Message> | undefined;
 	private readonly keys: { list?: string[] } = {};
-	// Sources: two arrays aligned with the output (cheap), turned into a map when a tap first asks.
-	private converted: readonly Message[] = [];
-	private readonly sourceIndex: number[] = [];
-	private readonly sourcePlugin: string[] = [];
-	private readonly inherited: Message[] = [];
-	private sources: Map<Message, MessageSource> | undefined;
+	private readonly sources = new Sources();
 
 	constructor(
 		readonly input: readonly unknown[],
@@ -224,41 +220,16 @@ export class Run {
 	}
 
 	private record(index: number, from: number, out: readonly Message[]): void {
-		this.converted = out;
-		for (let i = from; i < out.length; i++) {
-			this.sourceIndex.push(index);
-			this.sourcePlugin.push(this.decidedBy);
-		}
+		this.sources.record(index, this.decidedBy, from, out);
 		this.observer?.decided(index, this.decidedBy, out.length - from);
 	}
 
 	sourceOf(message: Message): MessageSource | undefined {
-		if (!this.tracking) return undefined;
-		if (this.sources === undefined) {
-			const sources = new Map<Message, MessageSource>();
-			const { converted, sourceIndex, sourcePlugin, inherited } = this;
-			for (let i = 0; i < converted.length; i++) {
-				const output = converted[i] as Message;
-				// The first occurrence wins when one object is output twice.
-				if (!sources.has(output))
-					sources.set(output, { index: sourceIndex[i] as number, plugin: sourcePlugin[i] as string });
-			}
-			for (let i = 0; i < inherited.length; i += 2) {
-				const source = sources.get(inherited[i + 1] as Message);
-				if (source !== undefined) sources.set(inherited[i] as Message, source);
-			}
-			this.sources = sources;
-		}
-		return this.sources.get(message);
+		return this.tracking ? this.sources.of(message) : undefined;
 	}
 
 	inheritSource(message: Message, from: Message): void {
-		if (!this.tracking) return;
-		if (this.sources === undefined) this.inherited.push(message, from);
-		else {
-			const source = this.sources.get(from);
-			if (source !== undefined) this.sources.set(message, source);
-		}
+		if (this.tracking) this.sources.inherit(message, from);
 	}
 }
 
