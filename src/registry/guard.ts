@@ -7,7 +7,7 @@
 import type { ConvertToLlmError } from "../errors.js";
 import { describeValue } from "../values.js";
 import { asOurs, tapFaulty, tapThrew, tapTimedOut } from "./registry-errors.js";
-import { HookView } from "./run.js";
+import { HookView } from "./views.js";
 
 type Fn = (...args: unknown[]) => unknown;
 type Callback = (error: unknown, result?: unknown) => void;

@@ -66,6 +66,7 @@ export function convertSync(
 	const run = newRun(pipeline, input, observer);
 	const loop = pipeline.interpreted ? store.interpreted() : store.loop(run.tracking || run.isolate);
 	let output = loop(input, run);
+	if (run.isolate) run.converted(output);
 	if (hooks.afterConvert.isUsed())
 		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
 	else if (run.isolate) output = checkOutput(output, run, "afterConvert");

@@ -11,6 +11,7 @@ import { Copier } from "./isolate.js";
 import { adoptFailed, copyFailed, holes, invalidEntry, messageFailed, unhandled } from "./registry-errors.js";
 import { Sources } from "./sources.js";
 import { isHole, nextPresent } from "./sparse.js";
+import { ConverterView, HookView } from "./views.js";
 
 /** What `explain` observes of a run; `convert` runs have none. */
 export interface Observer {
@@ -53,8 +54,8 @@ export class Run {
 	private masked: readonly unknown[] | undefined;
 	private hookView: HookView | undefined;
 	private copier: Copier | undefined;
-	/** The copies made under `isolate`. */
-	private copies: Set<Message> | undefined;
+	/** Under `isolate`: the loop's output as it was before the taps (every entry a copy the run made). */
+	private copied: readonly Message[] = [];
 	private readonly keys: { list?: string[] } = {};
 	private readonly sources = new Sources();
 
@@ -182,7 +183,6 @@ export class Run {
 	/** `isolate`: a copy of `message` (remembered as one), or `undefined` when it cannot be copied at all. */
 	private copyOf(message: Message, failed: (what: string, cause?: unknown) => void): Message | undefined {
 		this.copier ??= new Copier();
-		this.copies ??= new Set();
 		const before = this.copier.leftOut;
 		let copy: Message;
 		try {
@@ -192,8 +192,12 @@ export class Run {
 			return undefined;
 		}
 		if (this.copier.leftOut !== before) failed("it holds values that are not data");
-		this.copies.add(copy);
 		return copy;
+	}
+
+	/** Under `isolate`, the loop's output before any tap sees it: what `adoptAll` knows to be copies. */
+	converted(output: readonly Message[]): void {
+		this.copied = output.slice();
 	}
 
 	/**
@@ -201,12 +205,19 @@ export class Run {
 	 * history message there, or made one sharing its parts) is copied too, so nothing is shared.
 	 */
 	adoptAll(output: Message[]): Message[] {
-		const copies = this.copies ?? new Set<Message>();
+		const copied = this.copied;
+		// Most entries are where the loop put them: compared by position; a `Set` only for the others.
+		let moved: Set<Message> | undefined;
+		const isCopy = (message: Message, i: number): boolean => {
+			if (message === copied[i]) return true;
+			moved ??= new Set(copied);
+			return moved.has(message);
+		};
 		let adopted: Message[] | undefined;
 		for (let i = 0; i < output.length; i++) {
 			const message = output[i] as Message;
 			// Not an object: left for the final check, which drops it.
-			if (copies.has(message) || message === null || typeof message !== "object") {
+			if (message === null || typeof message !== "object" || isCopy(message, i)) {
 				adopted?.push(message);
 				continue;
 			}
@@ -241,51 +252,3 @@ function roleOf(message: unknown): string {
 		return "unknown";
 	}
 }
-
-/** What converters are told: read-only, so no converter can change what the next one or the registry sees. */
-class ConverterView implements ConvertContext {
-	readonly #run: Run;
-	constructor(run: Run) {
-		this.#run = run;
-		Object.freeze(this);
-	}
-	get index(): number {
-		return this.#run.index;
-	}
-	get messages(): readonly unknown[] {
-		return this.#run.maskedInput();
-	}
-	get strict(): boolean {
-		return this.#run.strict;
-	}
-}
-Object.freeze(ConverterView.prototype);
-
-/** What taps are told. Its methods work unbound; the run behind it is reachable from this module only. */
-export class HookView implements HookContext {
-	readonly #run: Run;
-	readonly sourceOf: (message: Message) => MessageSource | undefined;
-	readonly inheritSource: (message: Message, from: Message) => void;
-	readonly report: (error: ConvertToLlmError) => void;
-	constructor(run: Run) {
-		this.#run = run;
-		this.sourceOf = (message) => run.sourceOf(message);
-		this.inheritSource = (message, from) => run.inheritSource(message, from);
-		this.report = (error) => run.report(error);
-		Object.freeze(this);
-	}
-	get input(): readonly unknown[] {
-		return this.#run.maskedInput();
-	}
-	get strict(): boolean {
-		return this.#run.strict;
-	}
-	get listening(): boolean {
-		return this.#run.listening;
-	}
-	/** The run behind a context a tap was called with, or `undefined` for one the registry did not make. */
-	static runOf(ctx: unknown): Run | undefined {
-		return isRecord(ctx) && #run in ctx ? (ctx as HookView).#run : undefined;
-	}
-}
-Object.freeze(HookView.prototype);
