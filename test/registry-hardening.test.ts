@@ -70,10 +70,14 @@ describe("registry.exclude (issue 9 item 2)", () => {
 	it("should drop a !! bash run before an override converter sees it, and hide it from ctx.input", () => {
 		const registry = createDefaultRegistry();
 		const seen: unknown[] = [];
-		registry.register("bashExecution", (m) => (seen.push(m), user(`ran ${m.command}`)), {
-			name: "mine",
-			override: true,
-		});
+		registry.register(
+			"bashExecution",
+			(m) => {
+				seen.push(m);
+				return user(`ran ${m.command}`);
+			},
+			{ name: "mine", override: true },
+		);
 		const inputs: unknown[] = [];
 		registry.hooks.afterConvert.tap("leaky", (messages, ctx) => {
 			inputs.push(...ctx.input);
@@ -91,7 +95,7 @@ describe("registry.exclude (issue 9 item 2)", () => {
 		let messages: readonly unknown[] = [];
 		registry.register(
 			"user",
-			(m, ctx) => {
+			(_m, ctx) => {
 				messages = ctx.messages;
 				return undefined;
 			},
@@ -203,7 +207,7 @@ describe("isolate on shared references and cycles (issue 9 item 11)", () => {
 		const started = performance.now();
 		const [copy] = createDefaultRegistry({ isolate: true }).convert([user([node as never])]);
 		expect(performance.now() - started).toBeLessThan(2000);
-		const top = (copy?.content as unknown as Record<string, unknown>[])[0] as Record<string, unknown>;
+		const top = (copy as unknown as { content: Record<string, unknown>[] }).content[0] as Record<string, unknown>;
 		// Booleans: a matcher's diff of two such DAGs would walk all 2^40 paths.
 		expect(top === node).toBe(false);
 		expect(top.left === top.right).toBe(true);
