@@ -239,3 +239,50 @@ describe("the view of context_edit entries", () => {
 		expect(line?.length).toBeLessThan(160);
 	});
 });
+
+describe("the view of long and hostile labels", () => {
+	const long = (c: string) => `\u001b]52;c;${c.repeat(100_000)}\u0007`;
+	const hostile = [
+		{
+			role: "assistant",
+			content: [{ type: "text", text: "ok" }],
+			provider: long("p"),
+			model: long("m"),
+			stopReason: long("s"),
+			timestamp: 0,
+		},
+		{ role: "toolResult", toolCallId: "c", toolName: long("t"), content: [], isError: false, timestamp: 0 },
+		{ role: long("r"), content: "x", timestamp: 0 },
+	] as unknown as Message[];
+	const hostileItem = (index: number): MessageExplanation => ({
+		...item(index, [index], long("r")),
+		customType: long("c"),
+		plugin: long("n"),
+	});
+	const hostileExplanation: Explanation = {
+		output: hostile,
+		messages: [hostileItem(0), hostileItem(1), { ...hostileItem(2), outputs: [], dropped: long("d") as never }],
+		taps: [{ hook: "afterConvert", plugin: long("n"), changed: [0], removed: 0, added: 0 }] as never,
+		errors: [],
+	};
+	const ids = [long("i"), long("i"), long("i")];
+
+	it("should sanitize and cut provider, model, stopReason, toolName and roles in the headers and the footer", () => {
+		const counts = totals(hostile);
+		const lines = [...renderMessages(hostile, counts, { style, width: 120 }), ...renderFooter(counts, 3, style)];
+		for (const line of lines) {
+			expect(controls(line)).toEqual([]);
+			expect(line.length).toBeLessThan(300);
+		}
+		expect(lines[0]).toContain(`${"p".repeat(30)}…/`);
+	});
+
+	it("should sanitize and cut roles, customTypes, entry ids, plugin names and drop reasons in --explain", () => {
+		const lines = renderExplanation(hostileExplanation, hostile as never, ids, style);
+		expect(lines.length).toBeGreaterThan(4);
+		for (const line of lines) {
+			expect(controls(line)).toEqual([]);
+			expect(line.length).toBeLessThan(400);
+		}
+	});
+});

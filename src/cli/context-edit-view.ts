@@ -5,18 +5,15 @@
  */
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
-import { type Style, shown } from "./style.js";
-
-/** An id or a role from the file, as shown: sanitized and cut (a hostile file may hold a megabyte-long id). */
-export const idText = (value: unknown): string => shown(value, 40);
+import { label, type Style } from "./style.js";
 
 /** `entry 1a2b3c4d (user) hidden by context_edit 5e6f7a8b`. */
 export const hiddenText = (edit: ContextEditEffect): string =>
-	`entry ${idText(edit.targetId)} (${edit.roles.map(idText).join(" + ")}) hidden by context_edit ${idText(edit.editId)}`;
+	`entry ${label(edit.targetId)} (${edit.roles.map(label).join(" + ")}) hidden by context_edit ${label(edit.editId)}`;
 
 /** `content replaced by context_edit 5e6f7a8b`. */
 export const replacedText = (edit: ContextEditEffect): string =>
-	`content replaced by context_edit ${idText(edit.editId)}`;
+	`content replaced by context_edit ${label(edit.editId)}`;
 
 /**
  * Per history message, the edit that replaced its content. `undefined` when there is none, or when the

@@ -6,8 +6,9 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation, TapExplanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
-import { idText, replacedBy, replacedText } from "./context-edit-view.js";
-import { oneLine, type Style, sanitize } from "./style.js";
+import { isInstance, isRecord } from "../values.js";
+import { replacedBy, replacedText } from "./context-edit-view.js";
+import { label, oneLine, type Style, shown } from "./style.js";
 
 /**
  * The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`, and
@@ -36,20 +37,20 @@ export function renderExplanation(
 	const hiddenBefore = (at: number): void => {
 		for (; next < hidden.length && (hidden[next] as ContextEditEffect).index <= at; next++) {
 			const edit = hidden[next] as ContextEditEffect;
-			const label = (edit.roles.map(idText).join(" + ") || "?").padEnd(width);
-			const entry = style.dim(`entry ${idText(edit.targetId)}`);
-			const why = style.yellow(`hidden by context_edit ${idText(edit.editId)}, not sent`);
-			out.push(`   [${"-".padStart(indexWidth)}] ${label}  ${entry}  ${why}`);
+			const roles = (edit.roles.map(label).join(" + ") || "?").padEnd(width);
+			const entry = style.dim(`entry ${label(edit.targetId)}`);
+			const why = style.yellow(`hidden by context_edit ${label(edit.editId)}, not sent`);
+			out.push(`   [${"-".padStart(indexWidth)}] ${roles}  ${entry}  ${why}`);
 		}
 	};
 	for (const item of explanation.messages) {
 		hiddenBefore(item.index);
 		const index = `[${String(item.index).padStart(indexWidth)}]`;
-		const entry = ids === undefined ? "" : `${style.dim(`entry ${sanitize(ids[item.index] ?? "?")}`)}  `;
-		const label = (labels[item.index] ?? "").padEnd(width);
+		const entry = ids === undefined ? "" : `${style.dim(`entry ${label(ids[item.index] ?? "?")}`)}  `;
+		const role = (labels[item.index] ?? "").padEnd(width);
 		const edit = replaced?.[item.index];
 		const note = edit === undefined ? "" : style.yellow(` · ${replacedText(edit)}`);
-		out.push(`   ${index} ${label}  ${entry}${fate(item, input[item.index], style)}${note}`);
+		out.push(`   ${index} ${role}  ${entry}${fate(item, input[item.index], style)}${note}`);
 		// The fate line already gives the last error as the reason for these drops; list the others.
 		const listed = tellsWhy(item) ? item.errors.length - 1 : item.errors.length;
 		for (let e = 0; e < listed; e++) {
@@ -78,9 +79,10 @@ function hiddenEdits(edits: readonly ContextEditEffect[] | undefined): ContextEd
 	return hidden;
 }
 
-function roleText(item: MessageExplanation): string {
+/** A history message's role as a label: `custom:ci-status` for a custom message, both parts cut. */
+export function roleText(item: MessageExplanation): string {
 	if (item.role === undefined) return "(no role)";
-	return item.customType === undefined ? sanitize(item.role) : `${sanitize(item.role)}:${sanitize(item.customType)}`;
+	return item.customType === undefined ? label(item.role) : `${label(item.role)}:${label(item.customType)}`;
 }
 
 /** Whether {@link fate} prints the message's last error as the reason it was dropped. */
@@ -90,7 +92,7 @@ const tellsWhy = (item: MessageExplanation): boolean =>
 
 /** What became of one message, in words. */
 function fate(item: MessageExplanation, message: AgentMessage | undefined, style: Style): string {
-	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${sanitize(item.plugin)}`;
+	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${shown(item.plugin)}`;
 	if (item.dropped === undefined) {
 		const outputs = item.outputs.map((i) => `#${i}`).join(", ");
 		return `${style.green("→")} ${outputs}${by}`;
@@ -111,14 +113,14 @@ function fate(item: MessageExplanation, message: AgentMessage | undefined, style
 		case "converter-failed":
 			return `${style.red("dropped")}, its converter failed${why}`;
 		case "filtered":
-			return `${style.yellow("dropped")}, removed after conversion by ${sanitize(item.droppedBy ?? "a post-conversion hook")}`;
+			return `${style.yellow("dropped")}, removed after conversion by ${shown(item.droppedBy ?? "a post-conversion hook")}`;
 		default:
-			return `${style.yellow("dropped")} (${sanitize(item.dropped)})${by}`;
+			return `${style.yellow("dropped")} (${label(item.dropped)})${by}`;
 	}
 }
 
 function isExcluded(message: AgentMessage | undefined): string | undefined {
-	if (message === null || typeof message !== "object") return undefined;
+	if (!isRecord(message)) return undefined;
 	if (!(message as { excludeFromContext?: unknown }).excludeFromContext) return undefined;
 	return message.role === "bashExecution" ? "excluded from context (a !! command)" : "excluded from context";
 }
@@ -129,7 +131,7 @@ function tapText(tap: TapExplanation, style: Style): string {
 	if (tap.removed > 0) changes.push(`removed ${tap.removed}`);
 	if (tap.added > 0) changes.push(`added ${tap.added}`);
 	const what = changes.length === 0 ? style.dim("changed nothing") : changes.join(", ");
-	return `${tap.hook} ${sanitize(tap.plugin)}: ${what}`;
+	return `${label(tap.hook)} ${shown(tap.plugin)}: ${what}`;
 }
 
 /** Problems not tied to one message (a failing post-conversion tap, say). */
@@ -143,7 +145,7 @@ function unattached(explanation: Explanation): ConvertToLlmError[] {
 export function explanationToJson(explanation: Explanation): string {
 	return JSON.stringify(
 		explanation,
-		(_key, value: unknown) => (value instanceof Error ? errorToJson(value) : value),
+		(_key, value: unknown) => (isInstance(value, Error) ? errorToJson(value) : value),
 		2,
 	);
 }

@@ -3,7 +3,8 @@
  * footer with counts per role, characters and an estimated token count.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import { type Style, sanitize } from "./style.js";
+import { isRecord } from "../values.js";
+import { label, type Style, sanitize } from "./style.js";
 import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
 /** Lines of a block shown before and after the fold. */
@@ -115,7 +116,7 @@ export function totals(messages: readonly Message[]): Totals {
 /** The footer: `── N model messages …`; `counts` is `totals()` of the model messages. */
 export function renderFooter(counts: Totals, inputCount: number, style: Style): string[] {
 	const { byRole, chars, images, tools, toolChars, tokens } = counts;
-	const roles = [...byRole].map(([role, count]) => `${format(count)} ${sanitize(role)}`).join(" · ");
+	const roles = [...byRole].map(([role, count]) => `${format(count)} ${label(role)}`).join(" · ");
 	const plural = (n: number, word: string) => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const imageText = images === 0 ? "" : ` · ${plural(images, "image")}`;
 	const toolText =
@@ -136,7 +137,7 @@ function roleLabel(role: unknown, style: Style): string {
 	if (role === "assistant") return style.cyan(role);
 	if (role === "toolResult") return style.yellow(role);
 	if (role === "system") return style.blue(role);
-	return style.magenta(sanitize(role));
+	return style.magenta(label(role));
 }
 
 function metaOf(message: Message, index: number, chars: number, style: Style): string {
@@ -148,9 +149,9 @@ function metaOf(message: Message, index: number, chars: number, style: Style): s
 		return style.dim(` · ${parts.join(" · ")}`);
 	}
 	if (message.role === "assistant") {
-		parts.push(`${sanitize(message.provider)}/${sanitize(message.model)}`, sanitize(message.stopReason));
+		parts.push(`${label(message.provider)}/${label(message.model)}`, label(message.stopReason));
 	} else if (message.role === "toolResult") {
-		parts.push(sanitize(message.toolName));
+		parts.push(label(message.toolName));
 		if (message.isError) parts.push(style.red("error"));
 	}
 	parts.push(`${format(chars)} chars`);
@@ -164,7 +165,7 @@ function blocksOf(message: Message): readonly unknown[] {
 	return Array.isArray(content) ? content : [];
 }
 
-const isBlock = (value: unknown): value is Block => value !== null && typeof value === "object";
+const isBlock = (value: unknown): value is Block => isRecord(value);
 
 function blockText(block: Block): string {
 	if (block.type === "text") return String(block.text ?? "");

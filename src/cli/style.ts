@@ -174,6 +174,16 @@ export function shown(value: unknown, max = QUOTED_MAX): string {
 	return `${sanitize(clip(text, max))}…`;
 }
 
+/** Characters of an id, a role or a name shown in a label. */
+const LABEL_MAX = 40;
+
+/**
+ * An id, a role or a name from the history (an entry id, a role, a customType, a tool or section name,
+ * a provider, a model, a stop reason), as a header or an `--explain` row shows it: {@link shown}, cut
+ * after 40 characters. The one cut for such labels, so that every view cuts them alike.
+ */
+export const label = (value: unknown): string => shown(value, LABEL_MAX);
+
 /** `text` with each `"…"` value (`\"` inside it kept) cut to {@link QUOTED_MAX} characters. */
 function capQuoted(text: string): string {
 	let result = "";

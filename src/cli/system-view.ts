@@ -2,7 +2,8 @@
  * How the view shows a `system` message (pi 1.x: the system prompt and the tool loadout, or a later
  * change to them): its header facts, its body (content, then each section), and what it counts.
  */
-import { type Style, shown } from "./style.js";
+import { isRecord } from "../values.js";
+import { label, type Style } from "./style.js";
 
 /**
  * pi-ai 1.x's `SystemMessage`, declared by shape (pi-ai 0.73.1 has none). Every field is read
@@ -22,12 +23,11 @@ export interface SystemPart {
 	paint?: (text: string) => string;
 }
 
-/** Names listed in a header before `+N more`, and the length a name is cut at. */
+/** Names listed in a header before `+N more`. */
 const MAX_NAMES = 12;
-const MAX_NAME = 40;
 
 export const isSystemMessage = (message: unknown): message is SystemMessageShape =>
-	message !== null && typeof message === "object" && (message as { role?: unknown }).role === "system";
+	isRecord(message) && message.role === "system";
 
 /**
  * The prompt characters of a system message, as pi's `estimateTokens` counts them: its text content
@@ -67,7 +67,7 @@ export function systemMeta(message: SystemMessageShape, leading: boolean): strin
 	if (removed.length > 0) facts.push(`tools removed: ${list(removed)}`);
 	const changed: string[] = [];
 	const dropped: string[] = [];
-	for (const [name, value] of sectionsOf(message)) (value === null ? dropped : changed).push(cutName(name));
+	for (const [name, value] of sectionsOf(message)) (value === null ? dropped : changed).push(label(name));
 	if (changed.length > 0) facts.push(`${leading ? "sections" : "sections changed"}: ${list(changed)}`);
 	if (dropped.length > 0) facts.push(`sections removed: ${list(dropped)}`);
 	return facts;
@@ -98,7 +98,7 @@ function textsOf(content: unknown): string[] {
 	if (!Array.isArray(content)) return [];
 	const texts: string[] = [];
 	for (const block of content) {
-		if (block !== null && typeof block === "object" && block.type === "text") texts.push(String(block.text ?? ""));
+		if (isRecord(block) && block.type === "text") texts.push(String(block.text ?? ""));
 	}
 	return texts;
 }
@@ -119,8 +119,8 @@ function namesOf(tools: unknown): string[] {
 	if (!Array.isArray(tools)) return [];
 	const names: string[] = [];
 	for (const tool of tools) {
-		const name = tool !== null && typeof tool === "object" ? (tool as { name?: unknown }).name : undefined;
-		names.push(name === undefined ? "?" : cutName(name));
+		const name = isRecord(tool) ? tool.name : undefined;
+		names.push(name === undefined ? "?" : label(name));
 	}
 	return names;
 }
@@ -129,6 +129,3 @@ function list(names: readonly string[]): string {
 	if (names.length <= MAX_NAMES) return names.join(", ");
 	return `${names.slice(0, MAX_NAMES).join(", ")} +${names.length - MAX_NAMES} more`;
 }
-
-/** A tool or section name as shown: sanitized and cut. */
-const cutName = (value: unknown): string => shown(value, MAX_NAME);

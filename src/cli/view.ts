@@ -8,9 +8,9 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import { editNotes, renderHidden } from "./context-edit-view.js";
-import { renderExplanation } from "./explain-view.js";
+import { renderExplanation, roleText } from "./explain-view.js";
 import { renderFooter, renderMessages, totals } from "./render.js";
-import { type Style, shown } from "./style.js";
+import { label, type Style } from "./style.js";
 
 /** What {@link renderConversion} shows, and how. */
 export interface ConversionView {
@@ -49,9 +49,9 @@ function sourcesOf(explanation: Explanation, ids: readonly string[] | undefined)
 	const sources: (string | undefined)[] = [];
 	const matches = ids !== undefined && ids.length === explanation.messages.length;
 	for (const item of explanation.messages) {
-		const role = item.customType === undefined ? shown(item.role) : `${shown(item.role)}:${shown(item.customType)}`;
-		const label = matches ? `${role} ${shown(ids[item.index])}` : `${role} [${item.index}]`;
-		for (const output of item.outputs) sources[output] = label;
+		const role = roleText(item);
+		const source = matches ? `${role} ${label(ids[item.index])}` : `${role} [${item.index}]`;
+		for (const output of item.outputs) sources[output] = source;
 	}
 	return sources;
 }
