@@ -3,7 +3,7 @@ import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { readSession } from "../session/read.js";
-import { isInstance } from "../values.js";
+import { isInstance, isJsonObject } from "../values.js";
 import { CliError } from "./cli-error.js";
 import { readFileBounded, tooLarge } from "./read-input.js";
 
@@ -66,21 +66,21 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		if (source.leaf !== undefined) throw leafNeedsSession(name, "a JSON array");
 		return { kind: "json", name, messages: parseArray(text, name), problems: [] };
 	}
-	if (isObject(first?.value) && first.value.type === "session") {
+	if (isJsonObject(first?.value) && first.value.type === "session") {
 		return loadSession(text, name, source.leaf);
 	}
-	if (isObject(first?.value) && typeof first.value.role === "string") {
+	if (isJsonObject(first?.value) && typeof first.value.role === "string") {
 		if (source.leaf !== undefined) throw leafNeedsSession(name, "JSONL of AgentMessages");
 		return loadJsonLines(text, name);
 	}
 	const whole = tryParse(text);
-	if (isObject(whole) && typeof whole.role === "string") {
+	if (isJsonObject(whole) && typeof whole.role === "string") {
 		if (source.leaf !== undefined) throw leafNeedsSession(name, "an AgentMessage");
 		return { kind: "json", name, messages: [whole as unknown as AgentMessage], problems: [] };
 	}
 	if (
 		first !== undefined &&
-		isObject(first.value) &&
+		isJsonObject(first.value) &&
 		typeof first.value.type === "string" &&
 		"parentId" in first.value
 	) {
@@ -103,7 +103,7 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 
 function describe(value: unknown): string {
 	if (value === null) return "null";
-	if (isObject(value)) return `an object without a "role"`;
+	if (isJsonObject(value)) return `an object without a "role"`;
 	return `a ${typeof value}`;
 }
 
@@ -145,7 +145,7 @@ function parseArray(text: string, name: string): AgentMessage[] {
 		);
 	}
 	if (!Array.isArray(value)) throw new CliError(`${quote(name)} is not a JSON array. ${WHAT_TO_PASS}`);
-	if (value.length > 0 && !value.some((item) => isObject(item) && typeof item.role === "string")) {
+	if (value.length > 0 && !value.some((item) => isJsonObject(item) && typeof item.role === "string")) {
 		throw new CliError(
 			`${quote(name)} is a JSON array, but none of its items is an AgentMessage (an object with a "role"). ${WHAT_TO_PASS}`,
 		);
@@ -179,9 +179,6 @@ function firstJsonLine(text: string): { value: unknown; line: number } | undefin
 	}
 	return undefined;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-	value !== null && typeof value === "object" && !Array.isArray(value);
 
 const quote = (name: string): string => (name === "stdin" ? "stdin" : `"${name}"`);
 

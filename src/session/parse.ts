@@ -1,4 +1,5 @@
 import { InvalidSessionError } from "../errors.js";
+import { isJsonObject } from "../values.js";
 import { migrateEntries, type RawEntry } from "./migrate.js";
 import type { ParsedSession, ParseSessionOptions } from "./types.js";
 
@@ -48,7 +49,7 @@ export function parseSession(text: string, options: ParseOptions = {}): ParsedSe
 		const source = trimmed.slice(from, to);
 		if (source.trim() !== "") {
 			const value = tryParse(source);
-			if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+			if (isJsonObject(value)) {
 				raw.push(value as RawEntry);
 				lines.push(line);
 			} else {

@@ -3,6 +3,7 @@
  * `projectContextEntry`, with every case pi would fail on (or silently turn into `NaN`) reported.
  */
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
+import { isRecord } from "../values.js";
 import type { ContextEditEntry, HistoryMessage, SessionEntry } from "./types.js";
 
 /** How a rule reports a problem about entry `at`, and names that entry in the message. */
@@ -101,7 +102,7 @@ export function applyEdit(
 ): Edited {
 	const replacement = edit.replacement as unknown;
 	if (replacement === null) return messages.length === 0 ? { effect: "none" } : { effect: "hidden" };
-	const content = replacement !== null && typeof replacement === "object" ? (replacement as Loose).content : undefined;
+	const content = isRecord(replacement) ? replacement.content : undefined;
 	if (typeof content !== "string" && !Array.isArray(content)) {
 		// pi throws on a missing replacement and sends `content: undefined` for a bad one: leave the target out.
 		reporter.report(
