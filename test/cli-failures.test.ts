@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { readStreamBounded } from "../src/cli/read-input.js";
 import { cli, writeModule } from "./fixtures/sessions/run-cli.js";
+import { bomb } from "./support/hostile.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ctl-cli-failures-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -19,18 +20,6 @@ const module = (name: string, source: string): string => writeModule(tmp, name, 
 
 const lines = (text: string): string[] => text.trim().split("\n");
 
-const bomb = (): object =>
-	new Proxy(
-		{},
-		{
-			getPrototypeOf() {
-				throw bomb();
-			},
-			get() {
-				throw bomb();
-			},
-		},
-	);
 const BOMB_SOURCE =
 	"const bomb = () => new Proxy({}, { getPrototypeOf() { throw bomb(); }, get() { throw bomb(); } });\n";
 

@@ -21,6 +21,7 @@ import {
 import { ConversionError, ConvertToLlmError, type Registry } from "../src/index.js";
 import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
 import { assistant, bashExecution, collectErrors, MODES, T0, thrownBy } from "./support/fixtures.js";
+import { bomb } from "./support/hostile.js";
 
 const png = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" } as const;
 const userWith = (content: unknown[]): AgentMessage => ({ role: "user", content, timestamp: T0 }) as AgentMessage;
@@ -39,20 +40,6 @@ function throwingContent(role: "user" | "toolResult" = "user"): AgentMessage {
 	});
 	return message as unknown as AgentMessage;
 }
-
-/** The issue's hostile thrown value: every trap throws another one. */
-const bomb = (): object =>
-	new Proxy(
-		{},
-		{
-			getPrototypeOf() {
-				throw bomb();
-			},
-			get() {
-				throw bomb();
-			},
-		},
-	);
 
 describe("blockImages({ strictImages }) (issue 9 item 3)", () => {
 	const odd = [

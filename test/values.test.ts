@@ -15,19 +15,7 @@ import {
 	quote,
 	readSetting,
 } from "../src/values.js";
-
-const bomb = (): object =>
-	new Proxy(
-		{},
-		{
-			getPrototypeOf() {
-				throw bomb();
-			},
-			get() {
-				throw bomb();
-			},
-		},
-	);
+import { bomb } from "./support/hostile.js";
 
 const revoked = (): object => {
 	const { proxy, revoke } = Proxy.revocable({}, {});
