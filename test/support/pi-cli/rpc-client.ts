@@ -10,10 +10,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-// @ts-expect-error: a plain .mjs script without declarations; its one export is typed below.
-import { resolvePiNode as resolvePiNodeUntyped } from "../../../scripts/pi-node.mjs";
+import { resolvePiNode } from "../../../scripts/pi-node.mjs";
 
-const resolvePiNode = resolvePiNodeUntyped as () => string;
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** The pi lines the tests run: 1.6.0 (`@earendil-works`, Node >= 22.19) and 0.73.1 (`@mariozechner`, this Node). */

@@ -10,6 +10,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolvePiNode } from "../../../scripts/pi-node.mjs";
 import { pack, unpack } from "./codec.mjs";
 
 const CHILD = fileURLToPath(new URL("./child.mjs", import.meta.url));
@@ -25,10 +26,6 @@ const STALE_LOCK_MS = 320_000;
 
 /** `resolvePiNode()` of scripts/pi-node.mjs, one caller at a time (it may run `npm install`). */
 async function piNodePath(): Promise<string> {
-	// scripts/ is plain JavaScript without declarations: import it by URL and type its one export here.
-	const piNode = (await import(new URL("../../../scripts/pi-node.mjs", import.meta.url).href)) as {
-		resolvePiNode: () => string;
-	};
 	mkdirSync(dirname(INSTALL_LOCK), { recursive: true });
 	for (;;) {
 		try {
@@ -42,7 +39,7 @@ async function piNodePath(): Promise<string> {
 		}
 	}
 	try {
-		return piNode.resolvePiNode();
+		return resolvePiNode();
 	} finally {
 		rmSync(INSTALL_LOCK, { recursive: true, force: true });
 	}
