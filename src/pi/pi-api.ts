@@ -43,7 +43,16 @@ export interface PiSessionManager {
 	buildSessionProjection?(): { entries: { sourceEntry: { id: string }; messages: unknown[] }[] };
 }
 
-/** The `ctx` of event and command handlers (`ExtensionContext`); `mode` exists from pi 0.75 on. */
+/**
+ * The `ctx` of event and command handlers (`ExtensionContext`), as this extension uses it.
+ *
+ * Contract: pi's own context on either line is assignable to it; `mode` exists from pi 0.75 on (on
+ * 0.73.1 the extension reads `hasUI` instead); `ui.notify` is called only when `hasUI` is true;
+ * `abort()` is how a withheld request ends pi's run.
+ *
+ * @example
+ * pi.registerCommand("hello", { handler: async (_args, ctx: PiContext) => ctx.ui.notify("hi", "info") });
+ */
 export interface PiContext {
 	ui: PiUi;
 	hasUI: boolean;

@@ -12,7 +12,16 @@ export const FLAG = "convert-to-llm";
 /** The key of the extension's object in pi's settings.json (global `~/.pi/agent/settings.json` or a project's). */
 export const SETTINGS_KEY = "convertToLlm";
 
-/** What `lint` does with what it finds; `off` does not run it. */
+/**
+ * What `lint` does with what it finds, in pi.
+ *
+ * Contract: `off` does not run it (the default); `report` shows each finding as a pi warning and
+ * changes nothing sent; `repair` also drops empty user and assistant messages. Any other value in the
+ * settings or the flag is reported and lint stays off.
+ *
+ * @example
+ * { "convertToLlm": { "lint": "report" } } // settings.json
+ */
 export type PiLintMode = "off" | "report" | "repair";
 
 /**

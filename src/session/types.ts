@@ -264,7 +264,16 @@ export interface UsageEntry extends SessionEntryBase {
 	note?: string;
 }
 
-/** The content a `context_edit` may put in place of its target's (pi 1.x `ContextEditableContent`). */
+/**
+ * The content a `context_edit` may put in place of its target's (pi 1.x `ContextEditableContent`).
+ *
+ * Contract: a string or an array of content blocks, as the target's own role allows. The reader sends
+ * a copy of the target with this content; a string given to an `assistant` or `toolResult` target
+ * becomes one text block, as pi does. Anything else is reported and the target is left out.
+ *
+ * @example
+ * const redact: ContextEditableContent = [{ type: "text", text: "[redacted]" }];
+ */
 export type ContextEditableContent =
 	| UserMessage["content"]
 	| AssistantMessage["content"]
