@@ -307,4 +307,14 @@ describe("convertRequest", () => {
 		expect(result.messages.at(-1)).toMatchObject({ content: [{ text: WITHHELD_TEXT }] });
 		expect(shown.map(({ level }) => level)).toEqual(["warning", "error"]);
 	});
+	it("should show a problem that quotes the history as one sanitized, cut line", async () => {
+		const { ctx, shown } = recordingCtx();
+		const host = createHost(piReading(undefined), DEFAULT_HARDENING);
+		const role = `\u009d52;c;cHduZWQ=\u009c\u001b[2J\u202e${"r".repeat(100_000)}`;
+		await convertRequest(host, createReporter(), [...history, { role, timestamp: 4 }], ctx);
+		const text = shown[0]?.text ?? "";
+		expect(text).toContain("No converter for role");
+		expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+		expect(text.length).toBeLessThan(2_200);
+	});
 });

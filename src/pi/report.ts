@@ -1,8 +1,10 @@
 /**
  * How the extension tells the user about problems: as pi shows extension warnings, with
  * `ctx.ui.notify(…, "warning" | "error")` where pi has a UI (TUI and RPC modes), and on stderr in
- * print and JSON modes, where stdout belongs to pi's output.
+ * print and JSON modes, where stdout belongs to pi's output. Each problem is made one printable line
+ * (`oneLine`: controls shown, not sent; long quoted values cut), as the CLI's warnings are.
  */
+import { oneLine } from "../cli/style.js";
 import type { PiContext } from "./pi-api.js";
 
 /** Problems shown at once before "… and N more". */
@@ -36,7 +38,8 @@ export function createReporter(): Reporter {
 
 function show(ctx: PiContext, problems: readonly string[], level: "warning" | "error"): void {
 	if (problems.length === 0) return;
-	const lines = problems.slice(0, MAX_SHOWN).map((line) => `convert-to-llm: ${line}`);
+	// A problem quotes the history (a role, an id): one sanitized line each, as the CLI prints its warnings.
+	const lines = problems.slice(0, MAX_SHOWN).map((line) => `convert-to-llm: ${oneLine(line)}`);
 	if (problems.length > MAX_SHOWN)
 		lines.push(`convert-to-llm: … and ${problems.length - MAX_SHOWN} more (see /llm-context)`);
 	const text = lines.join("\n");

@@ -4,7 +4,7 @@
  * came from; and the `--json` form, the text `convert-to-llm --json` writes.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { createStyle, sanitize } from "../cli/style.js";
+import { createStyle, shown } from "../cli/style.js";
 import { renderConversion } from "../cli/view.js";
 import type { Explanation } from "../index.js";
 
@@ -29,9 +29,9 @@ export const viewJson = (explanation: Explanation): string => JSON.stringify(exp
 /** The view as plain lines (no colour): header, messages, why, footer. */
 export function viewLines(input: ViewInput): string[] {
 	const style = createStyle(false);
-	const where = input.sessionFile === undefined ? "in-memory session" : sanitize(input.sessionFile);
-	const leaf = input.leafId === undefined || input.leafId === null ? "no leaf" : `leaf ${sanitize(input.leafId)}`;
-	const plugins = input.plugins.map((plugin) => ` + ${sanitize(plugin)}`).join("");
+	const where = input.sessionFile === undefined ? "in-memory session" : shown(input.sessionFile, 1000);
+	const leaf = input.leafId === undefined || input.leafId === null ? "no leaf" : `leaf ${shown(input.leafId)}`;
+	const plugins = input.plugins.map((plugin) => ` + ${shown(plugin)}`).join("");
 	const lines = [
 		`next request · ${where} · ${leaf}`,
 		`converted with pi's default preset${plugins} · hardening: ${input.hardening}`,
