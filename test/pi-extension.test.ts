@@ -7,6 +7,7 @@ import { EventEmitter } from "node:events";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import type { Plugin } from "../src/index.js";
+import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
 import { showPanel } from "../src/pi/panel.js";
 import type { PiContext, PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
@@ -316,5 +317,34 @@ describe("convertRequest", () => {
 		expect(text).toContain("No converter for role");
 		expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
 		expect(text.length).toBeLessThan(2_200);
+	});
+});
+
+describe("runCommand --json", () => {
+	const history = [{ role: "user", content: "a\u009b2Kb\u202ec", timestamp: 1 }];
+	async function jsonShown(mode: "tui" | "rpc"): Promise<string> {
+		const shown: string[] = [];
+		const ctx = {
+			hasUI: true,
+			mode,
+			cwd: "/",
+			ui: { notify: (text: string) => shown.push(text) },
+			sessionManager: { getSessionFile: () => undefined, buildSessionContext: () => ({ messages: history }) },
+			abort() {},
+		} as unknown as PiContext;
+		await runCommand(createHost(piReading(undefined), DEFAULT_HARDENING), createReporter(), "--json", ctx);
+		expect(shown).toHaveLength(1);
+		return shown[0] as string;
+	}
+
+	it("should escape C1 and bidi characters in the TUI, as convert-to-llm --json does on a terminal, and parse to the same Message[]", async () => {
+		const text = await jsonShown("tui");
+		expect(text).toContain("a\\u009b2Kb\\u202ec");
+		expect(text).not.toMatch(/[\u0080-\u009f\u202e]/);
+		expect(JSON.parse(text)).toEqual(convertToLlm(history as AgentMessage[]));
+	});
+
+	it("should give an RPC client the JSON byte for byte", async () => {
+		expect(await jsonShown("rpc")).toBe(JSON.stringify(convertToLlm(history as AgentMessage[]), null, 2));
 	});
 });

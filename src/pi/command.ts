@@ -5,6 +5,7 @@
  * to stderr anyway).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { escapeJsonForTerminal } from "../cli/style.js";
 import { errorText } from "../values.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
 import { showPanel } from "./panel.js";
@@ -51,7 +52,7 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				hardening,
 				width,
 			});
-		if (json) write(ctx, viewJson(explanation));
+		if (json) write(ctx, forTerminal(ctx) ? escapeJsonForTerminal(viewJson(explanation)) : viewJson(explanation));
 		else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines)))) {
 			write(ctx, lines(PLAIN_WIDTH).join("\n"));
 		}
@@ -66,6 +67,13 @@ const PLAIN_WIDTH = 120;
 
 /** Whether pi shows a TUI. pi 0.73.1 has no ctx.mode: there the panel is tried wherever there is a UI, and RPC mode declines it. */
 const isTui = (ctx: PiContext): boolean => ctx.mode === "tui" || (ctx.mode === undefined && ctx.hasUI);
+
+/**
+ * Whether the text goes to a person's terminal (pi's TUI, or stderr on a TTY in print mode): there
+ * `--json` escapes C1 and bidi characters as `convert-to-llm --json` does on a TTY. An RPC
+ * notification and piped stderr get the JSON byte for byte.
+ */
+const forTerminal = (ctx: PiContext): boolean => (ctx.hasUI ? isTui(ctx) : process.stderr.isTTY === true);
 
 /** Plain text: a notification where pi has a UI, else stderr. */
 function write(ctx: PiContext, text: string): void {
