@@ -140,6 +140,28 @@ export function errorText(cause: unknown): string {
 }
 
 /**
+ * Whether `value` has the shape `registry.use()` takes: an object with a `name` that is a string
+ * with more than white space in it, and an `apply` function.
+ *
+ * Contract: never throws (a throwing getter, a revoked proxy or a `getPrototypeOf` trap make it
+ * `false`); reads `name` and `apply` once each. The one test of a plugin's shape outside the registry
+ * (the CLI's `--plugin` modules, the pi extension's offers), so that they accept what `use()` accepts.
+ *
+ * @example
+ * isPluginShape({ name: "my-ext", apply(registry) {} }); // true
+ * isPluginShape({ name: " ", apply() {} });              // false
+ */
+export function isPluginShape(value: unknown): value is { readonly name: string; apply(registry: never): unknown } {
+	if (!isRecord(value)) return false;
+	try {
+		const name: unknown = value.name;
+		return typeof name === "string" && name.trim() !== "" && typeof value.apply === "function";
+	} catch {
+		return false;
+	}
+}
+
+/**
  * pi's image test: a content block whose `type` is `"image"` (pi's `blockImages` and pi-ai's types).
  *
  * Contract: `false` for anything that is not an object; reads `type` once. A getter that throws

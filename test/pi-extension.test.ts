@@ -110,6 +110,29 @@ describe("createHost", () => {
 		["no plugins list", { from: "ext" }, "ext offered no plugins list"],
 		["a nameless plugin", { from: "ext", plugins: [{ apply() {} }] }, "not a plugin { name, apply(registry) }"],
 		["no extension name", { plugins: [ticket] }, "an offer must name its extension"],
+		[
+			"a blank plugin name (use() would refuse it)",
+			{ from: "ext", plugins: [{ name: " ", apply() {} }] },
+			"not a plugin",
+		],
+		[
+			"a throwing getter",
+			Object.defineProperty({ from: "ext" }, "plugins", {
+				get() {
+					throw new Error("no");
+				},
+			}),
+			"could not be read",
+		],
+		[
+			"a revoked proxy",
+			(() => {
+				const { proxy, revoke } = Proxy.revocable({}, {});
+				revoke();
+				return proxy;
+			})(),
+			"could not be read",
+		],
 	])("should ignore an offer of %s and say why", (_name, offer, problem) => {
 		const target = host();
 		const [first, ...rest] = target.offer(offer);

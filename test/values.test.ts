@@ -11,6 +11,7 @@ import {
 	isInstance,
 	isJsonObject,
 	isNonTextBlock,
+	isPluginShape,
 	isRecord,
 	quote,
 	readSetting,
@@ -43,6 +44,7 @@ describe("values: total on hostile values", () => {
 		expect(typeof errorText(value())).toBe("string");
 		expect(typeof isInstance(value(), Error)).toBe("boolean");
 		expect(typeof isJsonObject(value())).toBe("boolean");
+		expect(isPluginShape(value())).toBe(false);
 	});
 
 	it("should never print a function's source", () => {
@@ -114,6 +116,21 @@ describe("image tests", () => {
 		expect(isJsonObject([])).toBe(false);
 		expect(isJsonObject({})).toBe(true);
 		expect(isRecord(null)).toBe(false);
+	});
+});
+
+describe("isPluginShape: the shape registry.use() takes", () => {
+	it.each([
+		["a plugin", { name: "p", apply() {} }, true],
+		["a blank name", { name: " \t", apply() {} }, false],
+		["an empty name", { name: "", apply() {} }, false],
+		["a name that is not a string", { name: 7, apply() {} }, false],
+		["no apply", { name: "p" }, false],
+		["apply that is not a function", { name: "p", apply: "x" }, false],
+		["a function", () => {}, false],
+		["a throwing name getter", Object.defineProperty({ apply() {} }, "name", { get: bomb }), false],
+	])("should answer for %s", (_kind, value, expected) => {
+		expect(isPluginShape(value)).toBe(expected);
 	});
 });
 

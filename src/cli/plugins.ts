@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "../registry/types.js";
-import { isInstance, isRecord } from "../values.js";
+import { isInstance, isPluginShape, isRecord } from "../values.js";
 import { CliError, codeOf, thrownText } from "./cli-error.js";
 
 /** The plugins one `--plugin` module gave. */
@@ -108,5 +108,4 @@ function checkList(list: readonly unknown[], where: string): Plugin[] {
 	return list as Plugin[];
 }
 
-const isPlugin = (value: unknown): value is Plugin =>
-	isRecord(value) && typeof value.name === "string" && value.name.trim() !== "" && typeof value.apply === "function";
+const isPlugin = (value: unknown): value is Plugin => isPluginShape(value);

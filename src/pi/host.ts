@@ -6,7 +6,7 @@
 import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
 import type { Plugin, Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
-import { errorText } from "../values.js";
+import { errorText, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 import { type PiHardening, piBlocksImages } from "./settings.js";
 
@@ -86,12 +86,11 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 
 	return {
 		offer(data) {
-			const problems = offerProblems(data);
-			if (problems.length > 0) return problems;
-			const { from, plugins } = data as { from: string; plugins: Plugin[] };
-			for (const plugin of plugins) {
-				offered.delete(plugin.name);
-				offered.set(plugin.name, { plugin, from });
+			const read = readOffer(data);
+			if ("problem" in read) return [read.problem];
+			for (const [name, plugin] of read.plugins) {
+				offered.delete(name);
+				offered.set(name, { plugin, from: read.from });
 			}
 			built = undefined;
 			return [];
@@ -120,24 +119,42 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean):
 	return plugins;
 }
 
-/** What is wrong with an offer; nothing when it is `{ from: string, plugins: Plugin[] }`. */
-function offerProblems(data: unknown): string[] {
-	if (data === null || typeof data !== "object")
-		return ["an offer on pi.events must be { from, plugins }; it was ignored."];
-	const { from, plugins } = data as { from?: unknown; plugins?: unknown };
-	const who = typeof from === "string" && from !== "" ? from : "an extension that did not say its name";
-	if (!Array.isArray(plugins)) return [`${who} offered no plugins list; the offer was ignored.`];
-	for (const plugin of plugins) {
-		const named =
-			plugin !== null &&
-			typeof plugin === "object" &&
-			typeof (plugin as Plugin).name === "string" &&
-			(plugin as Plugin).name !== "" &&
-			typeof (plugin as Plugin).apply === "function";
-		if (!named)
-			return [`${who} offered something that is not a plugin { name, apply(registry) }; the offer was ignored.`];
+/**
+ * An offer `{ from: string, plugins: Plugin[] }` read once (each plugin with the name it had when it
+ * was checked), or what is wrong with it. Never throws: anything may arrive on `pi.events`, and a
+ * throw here would surface in the offering extension's `emit`.
+ */
+function readOffer(data: unknown): { from: string; plugins: [string, Plugin][] } | { problem: string } {
+	const ignored = { problem: "an offer on pi.events must be { from, plugins }; it was ignored." };
+	let from: unknown;
+	let list: unknown[] | undefined;
+	try {
+		if (!isRecord(data)) return ignored;
+		from = data.from;
+		const plugins = data.plugins;
+		list = Array.isArray(plugins) ? [...plugins] : undefined;
+	} catch {
+		return { problem: "an offer on pi.events could not be read; it was ignored." };
 	}
-	return typeof from === "string" && from !== ""
-		? []
-		: [`${who}: an offer must name its extension (from); it was ignored.`];
+	const who = typeof from === "string" && from !== "" ? from : "an extension that did not say its name";
+	if (list === undefined) return { problem: `${who} offered no plugins list; the offer was ignored.` };
+	const plugins: [string, Plugin][] = [];
+	for (const plugin of list) {
+		if (!isPluginShape(plugin)) {
+			return {
+				problem: `${who} offered something that is not a plugin { name, apply(registry) }; the offer was ignored.`,
+			};
+		}
+		let name: string;
+		try {
+			name = plugin.name;
+		} catch {
+			return { problem: `${who} offered a plugin whose name cannot be read; the offer was ignored.` };
+		}
+		plugins.push([name, plugin as unknown as Plugin]);
+	}
+	if (typeof from !== "string" || from === "") {
+		return { problem: `${who}: an offer must name its extension (from); it was ignored.` };
+	}
+	return { from, plugins };
 }

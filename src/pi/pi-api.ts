@@ -81,7 +81,7 @@ export interface PiFlag {
  * extension reads their presence, never calls the latter.
  *
  * @example
- * export default function (pi: PiExtensionApi) { usePlugins(pi, myPlugin); }
+ * export default function (pi: PiExtensionApi) { usePlugins(pi, "my-ext", myPlugin); }
  */
 export interface PiExtensionApi {
 	// biome-ignore lint/suspicious/noExplicitAny: pi's handler types are per event and per line; each handler here narrows its own event.

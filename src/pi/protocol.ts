@@ -41,7 +41,7 @@ export interface PluginOffer {
  * @example
  * import { usePlugins } from "convert-to-llm/pi";
  * export default function (pi: ExtensionAPI) {
- *   usePlugins(pi, { name: "my-ext:ticket", apply: (r) => r.register("ticket", toUser, { name: "my-ext:ticket" }) });
+ *   usePlugins(pi, "my-ext", { name: "my-ext:ticket", apply: (r) => r.register("ticket", toUser, { name: "my-ext:ticket" }) });
  * }
  */
 export function usePlugins(pi: { events: PiEventBus }, from: string, ...plugins: Plugin[]): void {
