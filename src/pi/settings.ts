@@ -4,6 +4,8 @@
  * lines; it wins over the settings, for one run). With neither, every switch is off and the extension
  * sends exactly what pi would.
  */
+
+import { isJsonObject } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 
 /** The flag: `pi --convert-to-llm escapeSummaries,safeFences,strictImages,lint=repair`. */
@@ -97,7 +99,7 @@ function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: str
 		return;
 	}
 	if (value === undefined) return;
-	if (value === null || typeof value !== "object" || Array.isArray(value)) {
+	if (!isJsonObject(value)) {
 		problems.push(`settings "${SETTINGS_KEY}" must be an object; it was ignored.`);
 		return;
 	}
