@@ -286,3 +286,32 @@ describe("the view of long and hostile labels", () => {
 		}
 	});
 });
+
+describe('the view of image blocks not typed "image" (issue 9 item 3)', () => {
+	const odd = [
+		{
+			role: "user",
+			content: [
+				{ type: "Image", mimeType: "image/png", data: "AAAA" },
+				{ mimeType: "image/png", data: "AAAA" },
+				{ type: "text", text: "hi" },
+			],
+			timestamp: 0,
+		},
+		{ role: "assistant", content: [{ type: "weird" }], provider: "p", model: "m", stopReason: "stop", timestamp: 1 },
+	] as unknown as Message[];
+
+	it("should count and show every non-text block of a user or toolResult message as the image pi-ai sends", () => {
+		const counts = totals(odd);
+		expect(counts.images).toBe(2);
+		expect(counts.chars).toBe(2);
+		expect(view(odd).slice(1, 3)).toEqual([
+			"   [image (type Image) image/png · 3 B]",
+			"   [image (type missing) image/png · 3 B]",
+		]);
+	});
+
+	it("should keep an assistant's unknown block a block, not an image", () => {
+		expect(view(odd).at(-1)).toBe("   [weird block]");
+	});
+});

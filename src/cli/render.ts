@@ -3,7 +3,7 @@
  * footer with counts per role, characters and an estimated token count.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import { isRecord } from "../values.js";
+import { isNonTextBlock, isRecord } from "../values.js";
 import { label, type Style, sanitize } from "./style.js";
 import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
@@ -98,9 +98,10 @@ export function totals(messages: readonly Message[]): Totals {
 			schemaChars = toolSchemaChars(message);
 			tools += toolCount(message);
 		} else {
+			const strict = sendsBlocksAsImages(message);
 			for (const block of blocksOf(message)) {
 				if (!isBlock(block)) continue;
-				if (block.type === "image") messageImages++;
+				if (isImage(block, strict)) messageImages++;
 				else messageChars += blockText(block).length;
 			}
 		}
@@ -174,9 +175,19 @@ function blockText(block: Block): string {
 	return "";
 }
 
+/**
+ * Whether pi-ai's providers send each non-text block of this message as an image (`user` and
+ * `toolResult`): the view then counts and shows such a block as the image the model receives, as
+ * `blockImages({ strictImages: true })` and `lint` treat it, whatever its `type` says.
+ */
+const sendsBlocksAsImages = (message: Message): boolean => message.role === "user" || message.role === "toolResult";
+
+const isImage = (block: Block, strict: boolean): boolean => block.type === "image" || (strict && isNonTextBlock(block));
+
 function bodyParts(message: Message, style: Style): Part[] {
 	if (isSystemMessage(message)) return systemParts(message, style);
 	const parts: Part[] = [];
+	const strict = sendsBlocksAsImages(message);
 	for (const block of blocksOf(message)) {
 		if (!isBlock(block)) parts.push({ text: `[${block === null ? "null" : typeof block} block]`, paint: style.dim });
 		else if (block.type === "text") parts.push({ text: String(block.text ?? "") });
@@ -184,9 +195,15 @@ function bodyParts(message: Message, style: Style): Part[] {
 			parts.push({ text: `[thinking] ${String(block.thinking ?? "")}`, paint: style.dim });
 		else if (block.type === "toolCall")
 			parts.push({ text: `→ ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`, paint: style.blue });
-		else if (block.type === "image")
-			parts.push({ text: `[image ${String(block.mimeType)} · ${imageSize(block.data)}]`, paint: style.magenta });
-		else parts.push({ text: `[${String(block.type)} block]`, paint: style.dim });
+		else if (isImage(block, strict)) {
+			// A block typed otherwise ("Image", or none) is still sent as an image: say what it was.
+			const typed =
+				block.type === "image" ? "" : ` (type ${block.type === undefined ? "missing" : label(block.type)})`;
+			parts.push({
+				text: `[image${typed} ${String(block.mimeType)} · ${imageSize(block.data)}]`,
+				paint: style.magenta,
+			});
+		} else parts.push({ text: `[${String(block.type)} block]`, paint: style.dim });
 	}
 	if (message.role === "assistant" && message.errorMessage) {
 		parts.push({ text: `[error] ${message.errorMessage}`, paint: style.red });
