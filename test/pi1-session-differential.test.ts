@@ -31,7 +31,6 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import {
-	SessionManager,
 	buildSessionContext as upstreamBuildSessionContext,
 	migrateSessionEntries as upstreamMigrate,
 	parseSessionEntries as upstreamParse,
@@ -44,6 +43,7 @@ import { PI1_START_TIMEOUT, type Pi1Child, startPi1 } from "./support/pi1/client
 import { decode, encode } from "./support/pi1/codec.mjs";
 import { classify, MismatchLog, mismatchText, same, show } from "./support/pi1/compare.js";
 import { arbOps16, arbOps073, arbPick, type SessionOp } from "./support/pi1/session-ops.js";
+import { writeWith073 } from "./support/session-writer-073.js";
 import { upstreamConvertToLlm } from "./support/upstream.js";
 
 const seed = process.env.FC_SEED === undefined ? 20261201 : Number(process.env.FC_SEED);
@@ -291,78 +291,6 @@ async function smallestSession(fallback: string): Promise<string> {
 
 // pi 0.73.1's side of the cross-check, in this process (0.73.1 imports on Node 20).
 
-const ASSISTANT = {
-	role: "assistant",
-	content: [{ type: "text", text: "ok" }],
-	api: "faux",
-	provider: "faux",
-	model: "faux-1",
-	usage: {
-		input: 1,
-		output: 1,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 2,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 1,
-} as AgentMessage;
-
-/** Plays 0.73.1 steps on 0.73.1's persisting `SessionManager`, as session-differential.test.ts does. */
-function writeWith073(ops: readonly SessionOp[]): SessionManager {
-	const manager = SessionManager.create("/work/project", dir);
-	const ids: string[] = [];
-	const choose = (n: number): string => ids[n % ids.length] as string;
-	for (const step of ops) {
-		const id = apply073(manager, step, ids, choose);
-		if (id !== undefined) ids.push(id);
-	}
-	if (!manager.getEntries().some((e) => e.type === "message" && e.message.role === "assistant")) {
-		manager.appendMessage(ASSISTANT as never);
-	}
-	return manager;
-}
-
-function apply073(
-	manager: SessionManager,
-	step: SessionOp,
-	ids: string[],
-	choose: (n: number) => string,
-): string | undefined {
-	switch (step.op) {
-		case "message":
-			return manager.appendMessage(step.message as never);
-		case "customMessage":
-			return manager.appendCustomMessageEntry(step.customType, step.content as never, step.display, step.details);
-		case "compaction": {
-			const path = manager.getBranch();
-			const kept = step.unknownId || path.length === 0 ? "ffffffff" : (path[step.pick % path.length]?.id as string);
-			return manager.appendCompaction(step.summary, kept, step.tokensBefore);
-		}
-		case "branch":
-			if (ids.length > 0) manager.branch(choose(step.pick));
-			return undefined;
-		case "branchWithSummary":
-			return manager.branchWithSummary(step.fromRoot || ids.length === 0 ? null : choose(step.pick), step.summary);
-		case "label":
-			return ids.length === 0 ? undefined : manager.appendLabelChange(choose(step.pick), step.label);
-		case "sessionInfo":
-			return manager.appendSessionInfo(step.name);
-		case "model":
-			return manager.appendModelChange(step.provider, step.modelId);
-		case "thinking":
-			return manager.appendThinkingLevelChange(step.level as never);
-		case "customEntry":
-			return manager.appendCustomEntry(step.customType, step.data);
-		case "resetLeaf":
-			manager.resetLeaf();
-			return undefined;
-		default:
-			throw new Error(`not a 0.73.1 step: ${step.op}`);
-	}
-}
-
 /** pi 0.73.1 reading a file without writing it. */
 function read073(text: string, leafId: string | null | undefined): { context: Context; converted: unknown[] } {
 	const entries = upstreamParse(text);
@@ -378,7 +306,7 @@ describe("pi-coding-agent 1.6.0 vs 0.73.1 on sessions written by 0.73.1's Sessio
 		let first: string | undefined;
 		for (let start = 0; start < inputs.length; start += BATCH) {
 			const files = inputs.slice(start, start + BATCH).map(([ops, picks]) => {
-				const manager = writeWith073(ops);
+				const manager = writeWith073(ops, dir);
 				const entries = manager.getEntries();
 				cross.sessions++;
 				cross.entries += entries.length;

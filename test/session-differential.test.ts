@@ -24,7 +24,9 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { convertToLlm } from "../src/preset.js";
 import { readSession, readSessionFile } from "../src/session/index.js";
-import { arbAgentMessage, arbBlocks, arbName, arbText } from "./support/arbitraries.js";
+import { arbAgentMessage, arbName, arbText } from "./support/arbitraries.js";
+import { arbOp073, arbPick, type SessionOp } from "./support/pi1/session-ops.js";
+import { writeWith073 } from "./support/session-writer-073.js";
 import { upstreamConvertToLlm } from "./support/upstream.js";
 
 const seed = process.env.FC_SEED === undefined ? 20250131 : Number(process.env.FC_SEED);
@@ -73,147 +75,14 @@ function expectSame(actual: ReturnType<typeof readSession>, expected: UpstreamCo
 
 const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
-/** One step of building a session with pi's `SessionManager`; `pick` chooses among existing entries. */
-type Op =
-	| { op: "message"; message: AgentMessage }
-	| { op: "customMessage"; customType: string; content: string | unknown[]; display: boolean; details: unknown }
-	| { op: "compaction"; summary: string; pick: number; tokensBefore: number; unknownId: boolean }
-	| { op: "branch"; pick: number }
-	| { op: "branchWithSummary"; pick: number; summary: string; fromRoot: boolean }
-	| { op: "label"; pick: number; label: string | undefined }
-	| { op: "sessionInfo"; name: string }
-	| { op: "model"; provider: string; modelId: string }
-	| { op: "thinking"; level: string }
-	| { op: "customEntry"; customType: string; data: unknown }
-	| { op: "resetLeaf" };
-
-const pick = fc.nat({ max: 1000 });
-const arbOp: fc.Arbitrary<Op> = fc.oneof(
-	{ weight: 12, arbitrary: fc.record({ op: fc.constant("message"), message: arbAgentMessage }) },
-	{
-		weight: 2,
-		arbitrary: fc.record({
-			op: fc.constant("message"),
-			// Roles nobody converts: an extension's own, and v2's name of `custom` in a v3 file.
-			message: fc
-				.record({ role: fc.constantFrom("ticket", "hookMessage"), text: arbText, timestamp: fc.nat() })
-				.map((message) => message as unknown as AgentMessage),
-		}),
-	},
-	{
-		weight: 2,
-		arbitrary: fc.record({
-			op: fc.constant("customMessage"),
-			customType: arbName,
-			content: fc.oneof(arbText, arbBlocks),
-			display: fc.boolean(),
-			details: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
-		}),
-	},
-	{
-		weight: 2,
-		arbitrary: fc.record({
-			op: fc.constant("compaction"),
-			summary: arbText,
-			pick,
-			tokensBefore: fc.nat(),
-			unknownId: fc.nat({ max: 9 }).map((n) => n === 0),
-		}),
-	},
-	{ weight: 2, arbitrary: fc.record({ op: fc.constant("branch"), pick }) },
-	{
-		weight: 2,
-		arbitrary: fc.record({
-			op: fc.constant("branchWithSummary"),
-			pick,
-			summary: fc.oneof(fc.constant(""), arbText),
-			fromRoot: fc.nat({ max: 9 }).map((n) => n === 0),
-		}),
-	},
-	{
-		weight: 1,
-		arbitrary: fc.record({ op: fc.constant("label"), pick, label: fc.option(arbName, { nil: undefined }) }),
-	},
-	{ weight: 1, arbitrary: fc.record({ op: fc.constant("sessionInfo"), name: arbText }) },
-	{ weight: 1, arbitrary: fc.record({ op: fc.constant("model"), provider: arbName, modelId: arbName }) },
-	{
-		weight: 1,
-		arbitrary: fc.record({ op: fc.constant("thinking"), level: fc.constantFrom("off", "low", "medium", "high") }),
-	},
-	{
-		weight: 1,
-		arbitrary: fc.record({
-			op: fc.constant("customEntry"),
-			customType: arbName,
-			data: fc.jsonValue({ maxDepth: 2 }),
-		}),
-	},
-	{ weight: 1, arbitrary: fc.constant({ op: "resetLeaf" } as const) },
-);
-
-const ASSISTANT = {
-	role: "assistant",
-	content: [{ type: "text", text: "ok" }],
-	api: "faux",
-	provider: "faux",
-	model: "faux-1",
-	usage: {
-		input: 1,
-		output: 1,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 2,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 1,
-} as AgentMessage;
+/** One step of building a session with pi's `SessionManager` (0.73.1's steps of session-ops.ts); `pick` chooses among existing entries. */
+type Op = SessionOp;
+const arbOp = arbOp073;
 
 /** Plays `ops` on a persisting `SessionManager`; returns it with its file (pi writes once an assistant message exists). */
 function writeWithPi(ops: readonly Op[]): { manager: SessionManager; file: string } {
-	const manager = SessionManager.create("/work/project", dir);
-	const ids: string[] = [];
-	const choose = (n: number): string => ids[n % ids.length] as string;
-	for (const step of ops) {
-		const id = apply(manager, step, ids, choose);
-		if (id !== undefined) ids.push(id);
-	}
-	if (!manager.getEntries().some((e) => e.type === "message" && e.message.role === "assistant")) {
-		manager.appendMessage(ASSISTANT as never);
-	}
+	const manager = writeWith073(ops, dir);
 	return { manager, file: manager.getSessionFile() as string };
-}
-
-function apply(manager: SessionManager, step: Op, ids: string[], choose: (n: number) => string): string | undefined {
-	switch (step.op) {
-		case "message":
-			return manager.appendMessage(step.message as never);
-		case "customMessage":
-			return manager.appendCustomMessageEntry(step.customType, step.content as never, step.display, step.details);
-		case "compaction": {
-			const path = manager.getBranch();
-			const kept = step.unknownId || path.length === 0 ? "ffffffff" : (path[step.pick % path.length]?.id as string);
-			return manager.appendCompaction(step.summary, kept, step.tokensBefore);
-		}
-		case "branch":
-			if (ids.length > 0) manager.branch(choose(step.pick));
-			return undefined;
-		case "branchWithSummary":
-			return manager.branchWithSummary(step.fromRoot || ids.length === 0 ? null : choose(step.pick), step.summary);
-		case "label":
-			return ids.length === 0 ? undefined : manager.appendLabelChange(choose(step.pick), step.label);
-		case "sessionInfo":
-			return manager.appendSessionInfo(step.name);
-		case "model":
-			return manager.appendModelChange(step.provider, step.modelId);
-		case "thinking":
-			return manager.appendThinkingLevelChange(step.level as never);
-		case "customEntry":
-			return manager.appendCustomEntry(step.customType, step.data);
-		case "resetLeaf":
-			manager.resetLeaf();
-			return undefined;
-	}
 }
 
 afterAll(() => {
@@ -230,7 +99,7 @@ describe("readSessionFile vs pi-coding-agent 0.73.1 on sessions written by pi's 
 		fc.assert(
 			fc.property(
 				fc.array(arbOp, { minLength: 1, maxLength: 80, size: "large" }),
-				fc.array(pick, { maxLength: 3 }),
+				fc.array(arbPick, { maxLength: 3 }),
 				(ops, leaves) => {
 					const { manager, file } = writeWithPi(ops);
 					const bytes = readFileSync(file);

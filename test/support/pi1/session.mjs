@@ -16,25 +16,7 @@ import {
 	SessionManager,
 	sessionEntryToContextMessages,
 } from "@earendil-works/pi-coding-agent";
-
-/** A reply written when the steps left no user or assistant message (1.6 writes no file until one exists). */
-const ASSISTANT = {
-	role: "assistant",
-	content: [{ type: "text", text: "ok" }],
-	api: "faux",
-	provider: "faux",
-	model: "faux-1",
-	usage: {
-		input: 1,
-		output: 1,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 2,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 1,
-};
+import { FAUX_ASSISTANT } from "../faux-assistant.mjs";
 
 const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult"]);
 /** The roles whose `content == null` pi 1.x replaces (`[]`, or `""` for system). */
@@ -214,7 +196,7 @@ export function write({ dir, sessions }) {
 		}
 		const entries = manager.getEntries();
 		if (!entries.some((e) => e.type === "message" && (e.message.role === "user" || e.message.role === "assistant"))) {
-			ids.push(manager.appendMessage(ASSISTANT));
+			ids.push(manager.appendMessage(FAUX_ASSISTANT));
 		}
 		const file = manager.getSessionFile();
 		const all = manager.getEntries();
