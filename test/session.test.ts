@@ -236,6 +236,21 @@ describe("buildSessionContext", () => {
 		expect(context.problems[0]?.entryId).toBe("a");
 	});
 
+	it("should report, not throw, ids, parents and types too deeply nested to quote as JSON", () => {
+		const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+		const entry = (type: string, id: string, parentId: string) =>
+			`{"type":${type},"id":${id},"parentId":${parentId},"timestamp":"${T}","message":{"role":"user","content":"x","timestamp":0}}`;
+		const broken = readSession(jsonl(HEADER, entry('"message"', deep, deep)));
+		expect(broken.problems.map((p) => p.message)).toEqual([
+			"entry an array of 1 (line 2) has parent an array of 1, which is not in the file; the context starts at this entry. Fix its parentId in the file, or pick another leaf with leafId.",
+		]);
+		const unknown = readSession(jsonl(HEADER, entry(deep, '"a"', "null")));
+		expect(unknown.problems[0]?.message).toContain("has type an array of 1, which this reader does not know");
+		expect(() => readSession(jsonl(HEADER, entry('"message"', deep, "null")), { leafId: "nope" })).toThrow(
+			/has no entry with id "nope"\. Pick the "id" of one of its lines \(the last one is an array of 1\)/,
+		);
+	});
+
 	it("should keep pi's NaN timestamp for an invalid date, and report it", () => {
 		const text = jsonl(HEADER, {
 			type: "branch_summary",

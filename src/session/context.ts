@@ -71,7 +71,7 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 		if (found === undefined) {
 			const last = entries.at(-1)?.id;
 			throw new InvalidSessionError(
-				`${file === undefined ? "The session" : `"${file}"`} has no entry with id ${JSON.stringify(options.leafId)}. Pick the "id" of one of its lines${last === undefined ? "" : ` (the last one is ${JSON.stringify(last)})`}.`,
+				`${file === undefined ? "The session" : `"${file}"`} has no entry with id ${capped(options.leafId)}. Pick the "id" of one of its lines${last === undefined ? "" : ` (the last one is ${capped(last)})`}.`,
 				{ file, entryId: options.leafId },
 			);
 		}

@@ -1,5 +1,5 @@
 /** The path of a context: the chain of parent links from the leaf to a root, stopped where it breaks. */
-import type { Reporter } from "./project.js";
+import { capped, type Reporter } from "./project.js";
 
 /** What to do about a broken parent link. */
 const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafId.";
@@ -25,14 +25,14 @@ export function walkToRoot(
 		const parent = byId.get(parentId);
 		if (parent === undefined) {
 			reporter.report(
-				`${reporter.where(current)} has parent ${JSON.stringify(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
+				`${reporter.where(current)} has parent ${capped(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
 				current,
 			);
 			break;
 		}
 		if (onPath[parent] === 1) {
 			reporter.report(
-				`${reporter.where(current)} has parent ${JSON.stringify(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
+				`${reporter.where(current)} has parent ${capped(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
 				current,
 			);
 			break;

@@ -3,7 +3,7 @@
  * `projectContextEntry`, with every case pi would fail on (or silently turn into `NaN`) reported.
  */
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
-import { isRecord } from "../values.js";
+import { describeValue, isRecord } from "../values.js";
 import type { ContextEditEntry, HistoryMessage, SessionEntry } from "./types.js";
 
 /** How a rule reports a problem about entry `at`, and names that entry in the message. */
@@ -171,8 +171,16 @@ function epochOf(timestamp: unknown, at: number, reporter: Reporter): number {
 	return ms;
 }
 
-/** A value as JSON, cut at 60 characters: a message quotes it, it does not reproduce it. */
+/**
+ * A value as JSON, cut at 60 characters: a message quotes it, it does not reproduce it. Never throws:
+ * a value too deeply nested to stringify (a hostile file's id) is {@link describeValue described}.
+ */
 export function capped(value: unknown): string {
-	const text = JSON.stringify(value) ?? String(value);
+	let text: string;
+	try {
+		text = JSON.stringify(value) ?? String(value);
+	} catch {
+		text = describeValue(value);
+	}
 	return text.length <= 60 ? text : `${text.slice(0, 59)}…`;
 }
