@@ -315,3 +315,35 @@ describe('the view of image blocks not typed "image" (issue 9 item 3)', () => {
 		expect(view(odd).at(-1)).toBe("   [weird block]");
 	});
 });
+
+describe("--explain on a history whose getters throw", () => {
+	it("should say why an excluded message was dropped without reading it twice into a throw", () => {
+		const throwing = Object.defineProperty({ role: "bashExecution" }, "excludeFromContext", {
+			get() {
+				throw new Error("no");
+			},
+		});
+		const flipping = {
+			excludeFromContext: true,
+			get role(): string {
+				throw new Error("no");
+			},
+		};
+		const dropped = (index: number, why: "converter" | "excluded"): MessageExplanation => ({
+			...item(index, []),
+			dropped: why,
+		});
+		const explained: Explanation = {
+			output: [],
+			messages: [dropped(0, "converter"), dropped(1, "excluded"), dropped(2, "converter")],
+			taps: [],
+			errors: [],
+		};
+		const lines = renderExplanation(explained, [throwing, flipping, flipping] as never, undefined, style);
+		expect(lines.slice(1)).toEqual([
+			"   [0] user  dropped by convert-to-llm:model-roles (its converter returned null)",
+			"   [1] user  dropped, excluded from context by convert-to-llm:model-roles",
+			"   [2] user  dropped, excluded from context by convert-to-llm:model-roles",
+		]);
+	});
+});

@@ -105,7 +105,7 @@ function fate(item: MessageExplanation, message: AgentMessage | undefined, style
 			return `${style.yellow("dropped")}${by} (its converter returned null)`;
 		}
 		case "excluded":
-			return `${style.yellow("dropped")}, ${message?.role === "bashExecution" ? "excluded from context (a !! command)" : "excluded from context"}${by}`;
+			return `${style.yellow("dropped")}, ${excludedText(message)}${by}`;
 		case "unknown-role":
 			return `${style.red("dropped")}${why === "" ? ", no converter for its role" : why}`;
 		case "invalid-message":
@@ -119,10 +119,23 @@ function fate(item: MessageExplanation, message: AgentMessage | undefined, style
 	}
 }
 
+/** Why an excluded message was dropped, read from the history message; never throws (a getter may). */
 function isExcluded(message: AgentMessage | undefined): string | undefined {
-	if (!isRecord(message)) return undefined;
-	if (!(message as { excludeFromContext?: unknown }).excludeFromContext) return undefined;
-	return message.role === "bashExecution" ? "excluded from context (a !! command)" : "excluded from context";
+	try {
+		if (!isRecord(message)) return undefined;
+		if (!(message as { excludeFromContext?: unknown }).excludeFromContext) return undefined;
+		return excludedText(message);
+	} catch {
+		return undefined;
+	}
+}
+
+function excludedText(message: AgentMessage | undefined): string {
+	try {
+		return message?.role === "bashExecution" ? "excluded from context (a !! command)" : "excluded from context";
+	} catch {
+		return "excluded from context";
+	}
 }
 
 function tapText(tap: TapExplanation, style: Style): string {
