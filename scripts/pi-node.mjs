@@ -12,7 +12,7 @@
  * throws an error that says what to do when it cannot. As a command: prints that path.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -33,12 +33,13 @@ export function resolvePiNode() {
 	if (process.env.PI_NODE) return process.env.PI_NODE;
 	if (isPiNodeVersion(process.versions.node)) return process.execPath;
 	const pkg = `node-${process.platform}-${process.arch}`;
-	const binary =
-		process.platform === "win32"
-			? join(CACHE, "node_modules", pkg, "bin", "node.exe")
-			: join(CACHE, "node_modules", pkg, "bin", "node");
+	const binaryIn = (dir) => join(dir, "node_modules", pkg, "bin", process.platform === "win32" ? "node.exe" : "node");
+	const binary = binaryIn(CACHE);
 	if (existsSync(binary)) return binary;
-	mkdirSync(CACHE, { recursive: true });
+	// Installed beside the cache and renamed into place, so that parallel callers (vitest workers,
+	// two test runs) never see, or write into, a half-installed directory.
+	const partial = `${CACHE}.partial-${process.pid}-${Date.now()}`;
+	mkdirSync(partial, { recursive: true });
 	const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 	const result = spawnSync(
 		npm,
@@ -50,17 +51,25 @@ export function resolvePiNode() {
 			"--no-fund",
 			"--ignore-scripts",
 			"--prefix",
-			CACHE,
+			partial,
 			`${pkg}@${PI_NODE_VERSION}`,
 		],
 		{ encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 },
 	);
-	if (result.status !== 0 || !existsSync(binary)) {
+	if (result.status !== 0 || !existsSync(binaryIn(partial))) {
+		rmSync(partial, { recursive: true, force: true });
 		const why = (result.error?.message ?? result.stderr ?? "").trim().split("\n").slice(-3).join(" ");
 		throw new Error(
 			`Could not install ${pkg}@${PI_NODE_VERSION} (a Node >= 22.19 for the pi 1.x tests): ${why || "no binary after install"}. ` +
 				"Run the tests on Node >= 22.19, or set PI_NODE to the path of such a node binary.",
 		);
+	}
+	try {
+		renameSync(partial, CACHE);
+	} catch (error) {
+		// Another caller finished first: its copy is as good as ours.
+		rmSync(partial, { recursive: true, force: true });
+		if (!existsSync(binary)) throw error;
 	}
 	return binary;
 }

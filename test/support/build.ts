@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolvePiNode } from "../../scripts/pi-node.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-build.lock");
@@ -73,6 +74,9 @@ async function withBuildLock(fn: () => void): Promise<void> {
 }
 
 export default async function buildDist(): Promise<void> {
+	// The pi 1.x suites, examples and pi CLI checks run on a Node >= 22.19: fetch it once here, before
+	// the test files start in parallel (resolvePiNode is safe in parallel too; this just does it once).
+	resolvePiNode();
 	if (staleness() === undefined) return;
 	await withBuildLock(() => {
 		// Another run may have built while this one waited for the lock.

@@ -7,8 +7,6 @@
  * same values (`undefined` keys, `NaN`, `-0`, shared objects included).
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePiNode } from "../../../scripts/pi-node.mjs";
 import { pack, unpack } from "./codec.mjs";
@@ -19,30 +17,9 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 /** How long `startPi1` may take: the first run installs the pinned Node into node_modules/.cache. */
 export const PI1_START_TIMEOUT = 300_000;
 
-/** The pi 1.x suites run in parallel workers; only one of them may install the pinned Node. */
-const INSTALL_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-pi-node.lock");
-/** A lock older than an install may take was left by a crashed run. */
-const STALE_LOCK_MS = 320_000;
-
-/** `resolvePiNode()` of scripts/pi-node.mjs, one caller at a time (it may run `npm install`). */
+/** `resolvePiNode()` of scripts/pi-node.mjs (safe in parallel workers: it installs beside its cache and renames). */
 async function piNodePath(): Promise<string> {
-	mkdirSync(dirname(INSTALL_LOCK), { recursive: true });
-	for (;;) {
-		try {
-			mkdirSync(INSTALL_LOCK);
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-			const age = existsSync(INSTALL_LOCK) ? Date.now() - statSync(INSTALL_LOCK).mtimeMs : 0;
-			if (age > STALE_LOCK_MS) rmSync(INSTALL_LOCK, { recursive: true, force: true });
-			await new Promise((resolve) => setTimeout(resolve, 200));
-		}
-	}
-	try {
-		return resolvePiNode();
-	} finally {
-		rmSync(INSTALL_LOCK, { recursive: true, force: true });
-	}
+	return resolvePiNode();
 }
 
 /** A running pi 1.x child. */
