@@ -311,7 +311,7 @@ export interface SessionErrorDetails extends ErrorDetails {
 }
 
 /**
- * A session file that cannot be read (no header, an unknown `--leaf`), or a problem with one of its
+ * A session file that cannot be read (no header, an unknown `leafId`), or a problem with one of its
  * lines (not JSON, a broken parent link, an invalid date).
  *
  * Contract: thrown when nothing sensible can be read, or in strict mode; otherwise listed in
