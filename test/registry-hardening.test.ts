@@ -20,29 +20,7 @@ import {
 } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { bashExecution, collectErrors, MODES, T0, thrownBy, user } from "./support/fixtures.js";
-
-/** A value every trap of which throws another such value, as issue 9 item 12 reproduces it. */
-const bomb = (): object =>
-	new Proxy(
-		{},
-		{
-			getPrototypeOf() {
-				throw bomb();
-			},
-			get() {
-				throw bomb();
-			},
-			has() {
-				throw bomb();
-			},
-			ownKeys() {
-				throw bomb();
-			},
-			getOwnPropertyDescriptor() {
-				throw bomb();
-			},
-		},
-	);
+import { bomb } from "./support/hostile.js";
 
 const vault = { role: "custom", customType: "vault", content: "token=SECRET-1", display: true, timestamp: 0 };
 

@@ -20,6 +20,7 @@ import {
 import { defaultPreset } from "../src/preset.js";
 import { arbAgentMessage } from "./support/arbitraries.js";
 import { bashExecution, user } from "./support/fixtures.js";
+import { bomb } from "./support/hostile.js";
 
 const RUNS = { numRuns: 300 } as const;
 
@@ -286,27 +287,7 @@ describe("registry.converters(role)", () => {
 
 /** Entries as hostile as they come, each made fresh: what issue 9's reproductions used, and more. */
 const HOSTILE: Record<string, () => unknown> = {
-	bomb: () => {
-		const bomb = (): object =>
-			new Proxy(
-				{},
-				{
-					getPrototypeOf() {
-						throw bomb();
-					},
-					get() {
-						throw bomb();
-					},
-					has() {
-						throw bomb();
-					},
-					ownKeys() {
-						throw bomb();
-					},
-				},
-			);
-		return bomb();
-	},
+	bomb,
 	throwingRole: () => ({
 		get role(): string {
 			throw new Error("role");

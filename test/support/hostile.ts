@@ -18,6 +18,15 @@ export const bomb = (): object =>
 			get() {
 				throw bomb();
 			},
+			has() {
+				throw bomb();
+			},
+			ownKeys() {
+				throw bomb();
+			},
+			getOwnPropertyDescriptor() {
+				throw bomb();
+			},
 		},
 	);
 
