@@ -113,7 +113,9 @@ function checkOutput(given: Message[], run: Run, hook: string): Message[] {
 	const length = output.length;
 	let first = 0;
 	try {
-		// The common case, one property read per entry: every entry a pi-ai message.
+		// The common case, one property read per entry: every entry a pi-ai message. MODEL_ROLES
+		// (messages.ts), inlined for speed: a role missing here only sends its entries through the
+		// careful pass, which asks isModelMessage and keeps them.
 		for (; first < length; first++) {
 			const item: unknown = output[first];
 			if (typeof item !== "object" || item === null) break;
