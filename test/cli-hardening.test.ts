@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { escapeJsonForTerminal, oneLine, sanitize } from "../src/cli/style.js";
 import { convertToLlm } from "../src/preset.js";
+import { escapeJsonForTerminal, oneLine, sanitize } from "../src/view/style.js";
 import { cli, json, writeModule } from "./fixtures/sessions/run-cli.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ctl-cli-hardening-"));

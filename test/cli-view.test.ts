@@ -5,12 +5,12 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { editNotes, renderHidden } from "../src/cli/context-edit-view.js";
-import { renderExplanation } from "../src/cli/explain-view.js";
-import { renderFooter, renderMessages, totals } from "../src/cli/render.js";
-import { createStyle } from "../src/cli/style.js";
 import type { Explanation, MessageExplanation } from "../src/registry/types.js";
 import type { ContextEditEffect } from "../src/session/index.js";
+import { editNotes, renderHidden } from "../src/view/context-edit-view.js";
+import { renderExplanation } from "../src/view/explain-view.js";
+import { renderFooter, renderMessages, totals } from "../src/view/render.js";
+import { createStyle } from "../src/view/style.js";
 
 const style = createStyle(false);
 const tool = (name: string) => ({

@@ -63,6 +63,21 @@ describe("imports", () => {
 	});
 });
 
+describe("front ends", () => {
+	it.each([["pi/"], ["view/"]])(
+		"should keep src/%s off the CLI: the view is shared, src/cli and src/pi stand side by side",
+		async (dir) => {
+			const tree = await dependencyTree(src, src, join(root, "tsconfig.json"));
+			const offending = Object.entries(tree)
+				.filter(([file]) => file.startsWith(dir))
+				.flatMap(([file, dependencies]) =>
+					(dependencies ?? []).filter((d) => d.id?.startsWith("cli/")).map((d) => `${file} -> ${d.id}`),
+				);
+			expect(offending).toEqual([]);
+		},
+	);
+});
+
 describe("sizes", () => {
 	it.each(filesOf("registry").map((f) => [f.slice(src.length), f]))(
 		"should keep %s under 300 lines",

@@ -5,10 +5,10 @@
  * never a stack trace, and never 0 for a run that did not finish.
  */
 import { errorText } from "../values.js";
+import { oneLine } from "../view/style.js";
 import { codeOf, ExitCode, writeFailed } from "./cli-error.js";
 import { main } from "./main.js";
 import { readStreamBounded } from "./read-input.js";
-import { oneLine } from "./style.js";
 
 /** What to say if the process runs out of work before `main` settles; set as the run goes on. */
 let pending: string | undefined = "the run never finished. Please report it with the command you ran.";

@@ -7,14 +7,14 @@ import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
 import { errorText, isInstance } from "../values.js";
+import { explanationToJson } from "../view/explain-view.js";
+import { format } from "../view/render.js";
+import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "../view/style.js";
+import { renderConversion } from "../view/view.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import { explanationToJson } from "./explain-view.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
-import { format } from "./render.js";
-import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "./style.js";
-import { renderConversion } from "./view.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {

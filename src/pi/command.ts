@@ -5,8 +5,8 @@
  * to stderr anyway).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { escapeJsonForTerminal } from "../cli/style.js";
 import { errorText } from "../values.js";
+import { escapeJsonForTerminal } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
 import { showPanel } from "./panel.js";
 import type { PiContext, PiSessionManager } from "./pi-api.js";

@@ -4,7 +4,7 @@
  * print and JSON modes, where stdout belongs to pi's output. Each problem is made one printable line
  * (`oneLine`: controls shown, not sent; long quoted values cut), as the CLI's warnings are.
  */
-import { oneLine } from "../cli/style.js";
+import { oneLine } from "../view/style.js";
 import type { PiContext } from "./pi-api.js";
 
 /** Problems shown at once before "… and N more". */

@@ -1,12 +1,12 @@
 /**
- * The `/llm-context` view: the CLI's view of a conversion (src/cli/view.ts: the same message blocks,
+ * The `/llm-context` view: the CLI's view of a conversion (src/view/view.ts: the same message blocks,
  * the same "why" section as `--explain`, the same footer) under a header that says where the history
  * came from; and the `--json` form, the text `convert-to-llm --json` writes.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { createStyle, shown } from "../cli/style.js";
-import { renderConversion } from "../cli/view.js";
 import type { Explanation } from "../index.js";
+import { createStyle, shown } from "../view/style.js";
+import { renderConversion } from "../view/view.js";
 
 /** What the view shows besides the conversion. */
 export interface ViewInput {
