@@ -50,6 +50,7 @@ export {
 } from "./messages.js";
 export {
 	type AgentRole,
+	type Conversion,
 	type ConvertContext,
 	type Converter,
 	type ConverterInfo,

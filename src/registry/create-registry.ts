@@ -19,7 +19,7 @@ import {
 	notAPlugin,
 } from "./registry-errors.js";
 import { ConverterStore } from "./store.js";
-import type { Explanation, Plugin, Registry, RegistryOptions } from "./types.js";
+import type { Conversion, Explanation, Plugin, Registry, RegistryOptions } from "./types.js";
 
 /** Internal options: `interpreted` runs the non-generated loop (what a CSP host gets), for tests. */
 interface InternalOptions extends RegistryOptions {
@@ -109,24 +109,42 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				return failsafe(pipeline, "Conversion", cause);
 			}
 		},
+		run: (messages: readonly AgentMessage[]): Conversion => {
+			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "run", "runAsync");
+			const problems: ConvertToLlmError[] = [];
+			try {
+				return { output: convertSync(pipeline, messages, "run", { problems }).output, problems, failed: false };
+			} catch (cause) {
+				return { output: failsafe(pipeline, "Conversion", cause, { problems }), problems, failed: true };
+			}
+		},
+		runAsync: async (messages: readonly AgentMessage[]): Promise<Conversion> => {
+			const problems: ConvertToLlmError[] = [];
+			try {
+				const { output } = await convertAsync(pipeline, messages, "runAsync", { problems });
+				return { output, problems, failed: false };
+			} catch (cause) {
+				return { output: failsafe(pipeline, "Conversion", cause, { problems }), problems, failed: true };
+			}
+		},
 		explain: (messages: readonly AgentMessage[]): Explanation => {
 			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "explain", "explainAsync");
 			const trace = new Trace();
 			try {
-				const { output, run } = convertSync(pipeline, messages, "explain", trace);
+				const { output, run } = convertSync(pipeline, messages, "explain", { observer: trace });
 				return trace.finish(output, run.input);
 			} catch (cause) {
-				failsafe(pipeline, "explain", cause, trace);
+				failsafe(pipeline, "explain", cause, { observer: trace });
 				return trace.unexplained();
 			}
 		},
 		explainAsync: async (messages: readonly AgentMessage[]): Promise<Explanation> => {
 			const trace = new Trace();
 			try {
-				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", trace);
+				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", { observer: trace });
 				return trace.finish(output, run.input);
 			} catch (cause) {
-				failsafe(pipeline, "explainAsync", cause, trace);
+				failsafe(pipeline, "explainAsync", cause, { observer: trace });
 				return trace.unexplained();
 			}
 		},

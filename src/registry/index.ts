@@ -3,6 +3,7 @@ export { passThrough } from "./dispatch.js";
 export { Stage } from "./stage.js";
 export type {
 	AgentRole,
+	Conversion,
 	ConvertContext,
 	Converter,
 	ConverterInfo,

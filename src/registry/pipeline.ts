@@ -33,7 +33,13 @@ interface Converted {
 	readonly run: Run;
 }
 
-function newRun(pipeline: Pipeline, input: readonly unknown[], observer: Observer | undefined): Run {
+/** Where a conversion's problems go besides the run's defaults: `explain` observes, `run` collects. */
+export interface Collect {
+	readonly observer?: Observer | undefined;
+	readonly problems?: ConvertToLlmError[] | undefined;
+}
+
+function newRun(pipeline: Pipeline, input: readonly unknown[], collect: Collect): Run {
 	const { hooks } = pipeline;
 	return new Run(input, {
 		strict: pipeline.strict,
@@ -41,7 +47,8 @@ function newRun(pipeline: Pipeline, input: readonly unknown[], observer: Observe
 		trackSources: pipeline.trackSources(),
 		exclusions: pipeline.store.exclusions,
 		emit: hooks.error.isUsed() ? (error) => hooks.error.call(error) : undefined,
-		observer,
+		observer: collect.observer,
+		problems: collect.problems,
 	});
 }
 
@@ -50,20 +57,20 @@ export function convertSync(
 	pipeline: Pipeline,
 	messages: readonly AgentMessage[],
 	method: string,
-	observer?: Observer,
+	collect: Collect = {},
 ): Converted {
 	const { hooks, store } = pipeline;
 	if (!Array.isArray(messages)) {
-		const run = newRun(pipeline, [], observer);
+		const run = newRun(pipeline, [], collect);
 		run.report(notAnArray(method, messages));
 		return { output: [], run };
 	}
 	let input: readonly unknown[] = messages;
 	if (hooks.beforeConvert.isUsed()) {
-		const before = newRun(pipeline, input, observer);
+		const before = newRun(pipeline, input, collect);
 		input = hooks.beforeConvert.call(messages, before.hookContext()) ?? input;
 	}
-	const run = newRun(pipeline, input, observer);
+	const run = newRun(pipeline, input, collect);
 	const loop = pipeline.interpreted ? store.interpreted() : store.loop(run.tracking || run.isolate);
 	let output = loop(input, run);
 	if (run.isolate) run.converted(output);
@@ -78,9 +85,9 @@ export async function convertAsync(
 	pipeline: Pipeline,
 	messages: readonly AgentMessage[],
 	method: string,
-	observer?: Observer,
+	collect: Collect = {},
 ): Promise<Converted> {
-	const converted = convertSync(pipeline, messages, method, observer);
+	const converted = convertSync(pipeline, messages, method, collect);
 	const { hooks } = pipeline;
 	if (!hooks.afterConvertAsync.isUsed()) return converted;
 	const { run } = converted;
@@ -91,11 +98,12 @@ export async function convertAsync(
 /**
  * The last line of "never throws": something no guard foresaw (an input whose `length` getter
  * throws, a tap that never settled within `asyncTimeoutMs`). Thrown by strict registries, collected
- * by `explain`, reported by lenient ones; the conversion fails closed with `[]`.
+ * by `explain` and `run`, reported by lenient ones; the conversion fails closed with `[]`.
  */
-export function failsafe(pipeline: Pipeline, what: string, cause: unknown, observer?: Observer): Message[] {
+export function failsafe(pipeline: Pipeline, what: string, cause: unknown, collect: Collect = {}): Message[] {
 	const error: ConvertToLlmError = asOurs(cause, (c) => unexpected(what, c));
-	if (observer !== undefined) observer.errors.push(error);
+	if (collect.observer !== undefined) collect.observer.errors.push(error);
+	else if (collect.problems !== undefined) collect.problems.push(error);
 	else if (pipeline.strict) throw error;
 	else if (pipeline.hooks.error.isUsed()) pipeline.hooks.error.call(error);
 	return [];

@@ -32,6 +32,8 @@ export interface RunOptions {
 	/** Emits a report when nobody else takes it (lenient: `hooks.error`), or `undefined` when nobody listens. */
 	readonly emit: ((error: ConvertToLlmError) => void) | undefined;
 	readonly observer: Observer | undefined;
+	/** `registry.run`: every problem is collected here (whatever `strict` says), none thrown or emitted. */
+	readonly problems?: ConvertToLlmError[] | undefined;
 }
 
 export class Run {
@@ -49,6 +51,7 @@ export class Run {
 	decidedBy = "";
 	private readonly exclusions: ReadonlyMap<string, string>;
 	private readonly emit: ((error: ConvertToLlmError) => void) | undefined;
+	private readonly problems: ConvertToLlmError[] | undefined;
 	private reportedAt = -1;
 	private thrown: unknown;
 	private masked: readonly unknown[] | undefined;
@@ -68,14 +71,20 @@ export class Run {
 		this.observer = options.observer;
 		this.exclusions = options.exclusions;
 		this.emit = options.emit;
+		this.problems = options.problems;
 		this.tracking = options.trackSources || options.observer !== undefined;
-		this.listening = options.strict || options.emit !== undefined || options.observer !== undefined;
+		this.listening =
+			options.strict ||
+			options.emit !== undefined ||
+			options.observer !== undefined ||
+			options.problems !== undefined;
 		this.view = new ConverterView(this);
 	}
 
-	/** The one way a problem leaves a run: collected (`explain`), thrown (strict) or emitted (lenient). */
+	/** The one way a problem leaves a run: collected (`explain`, `run`), thrown (strict) or emitted (lenient). */
 	report(error: ConvertToLlmError): void {
 		if (this.observer !== undefined) this.observer.errors.push(error);
+		else if (this.problems !== undefined) this.problems.push(error);
 		else if (this.strict) {
 			this.thrown = error;
 			throw error;

@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
+import type { ConvertToLlmError } from "../errors.js";
 import type { AgentRole, Converter, ConverterInfo, ExcludeOptions, RegisterOptionsFor } from "./converter-types.js";
 import type { Explanation } from "./explain-types.js";
 import type { RegistryHooks } from "./hook-types.js";
@@ -73,6 +74,27 @@ export interface RegistryOptions {
 }
 
 /**
+ * One conversion's result with its problems, as `registry.run` and `registry.runAsync` return it
+ * (unified's VFile-with-messages idea): what an application needs to decide what to send.
+ *
+ * Contract: `output` is exactly what `convert` (`convertAsync`) would return for the same history,
+ * lenient or strict alike; `problems` holds every problem the conversion met, in the order met (what
+ * a lenient registry emits on `hooks.error`, and a strict one would throw); `failed` is `true` when
+ * the conversion as a whole failed closed (something no guard caught, or an `afterConvertAsync` tap
+ * that did not settle within `asyncTimeoutMs`): `output` is then `[]` and `problems` says why.
+ *
+ * @example
+ * const { output, problems, failed } = await registry.runAsync(history);
+ * if (failed) throw new Error(`not sending: ${problems.at(-1)?.message}`);
+ * for (const problem of problems) log.warn(problem.message);
+ */
+export interface Conversion {
+	readonly output: Message[];
+	readonly problems: readonly ConvertToLlmError[];
+	readonly failed: boolean;
+}
+
+/**
  * A converter registry: the roles it knows, the hooks around conversion, and the conversion itself.
  *
  * Contract: all tapping happens in `use()` / `register()`; `convert` and `convertAsync` only call
@@ -123,6 +145,16 @@ export interface Registry {
 	readonly convert: (messages: readonly AgentMessage[]) => Message[];
 	/** Like `convert`, then runs `afterConvertAsync`. Lenient registries never reject. */
 	readonly convertAsync: (messages: readonly AgentMessage[]) => Promise<Message[]>;
+	/**
+	 * Converts like `convert` and returns the output with the problems met on the way (see
+	 * {@link Conversion}): the application path when the caller decides what to do with problems
+	 * (withhold a request, warn). Never throws on bad input, whatever `strict` says; problems are
+	 * collected, not emitted on `hooks.error`. Costs what `convert` costs, plus each problem's error.
+	 * @throws {AsyncHookInSyncConvertError} when `afterConvertAsync` has taps (use `runAsync`).
+	 */
+	readonly run: (messages: readonly AgentMessage[]) => Conversion;
+	/** Like `run`, including the `afterConvertAsync` taps. Never rejects. */
+	readonly runAsync: (messages: readonly AgentMessage[]) => Promise<Conversion>;
 	/**
 	 * Converts like `convert` and tells, for each input message, which plugin converted it (or why
 	 * it was dropped) and which outputs it became, and for each post-conversion tap what it changed.
