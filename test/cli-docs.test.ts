@@ -1,5 +1,5 @@
 /**
- * The README's CLI option table against the CLI itself: it lists exactly the options `--help`
+ * The CLI option table of docs/cli.md against the CLI itself: it lists exactly the options `--help`
  * prints, each with the argument `--help` gives it, and each of them is one the parser accepts.
  */
 import { describe, expect, it } from "vitest";
@@ -16,11 +16,11 @@ function optionsIn(text: string): string[] {
 	return found;
 }
 
-/** The first cell of each row of the README table under "| option", up to the blank line after it. */
+/** The first cell of each row of the docs/cli.md table under "| option", up to the blank line after it. */
 function readmeOptions(): string[] {
-	const lines = read("README.md").split("\n");
+	const lines = read("docs/cli.md").split("\n");
 	const start = lines.findIndex((line) => /^\|\s*option\s*\|/.test(line));
-	expect(start, "the README has a CLI option table").toBeGreaterThan(-1);
+	expect(start, "docs/cli.md has a CLI option table").toBeGreaterThan(-1);
 	const cells: string[] = [];
 	for (let i = start + 2; i < lines.length && lines[i]?.startsWith("|"); i++) {
 		cells.push((lines[i] as string).split("|")[1] ?? "");
@@ -44,7 +44,7 @@ async function helpOptions(): Promise<string[]> {
 	return optionsIn(firsts.join(" "));
 }
 
-describe("the README's CLI option table", () => {
+describe("the CLI option table of docs/cli.md", () => {
 	it("should list exactly the options of --help, with their arguments", async () => {
 		const help = await helpOptions();
 		expect(help).toContain("--json");
