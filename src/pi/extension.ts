@@ -9,7 +9,7 @@ import { createHost } from "./host.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
 import { createReporter } from "./report.js";
-import { convertRequest } from "./request.js";
+import { requestHandler } from "./request.js";
 import { DEFAULT_HARDENING, readHardening, registerFlag } from "./settings.js";
 
 /**
@@ -50,11 +50,8 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		reporter.warn(ctx, problems);
 		flush(ctx);
 	});
-	const onRequest = (event: { messages: Parameters<typeof convertRequest>[2] }, ctx: PiContext) => {
-		flush(ctx);
-		return convertRequest(host, reporter, event.messages, ctx);
-	};
-	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", onRequest);
+	// The whole handler is the fail-closed boundary: whatever throws in it withholds the request.
+	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", requestHandler(host, reporter, flush));
 	pi.registerCommand(COMMAND, {
 		description: "Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only)",
 		handler: (args, ctx) => {
