@@ -245,6 +245,101 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 	}, 60_000);
 });
 
+/** The test extension that hides every message naming `SECRET`, with a `/test-tree` command. */
+const REDACT_EXTENSION = join(ROOT, "test/support/pi-cli/redact-extension.mjs");
+/** What the redact plugin hides (test/support/pi-cli/redact-extension.mjs's `SECRET`). */
+const SECRET = "sk-live-e2e-5ec7e7";
+/** Over keepRecentTokens (50): what follows the secret pushes it into the part a compaction summarizes. */
+const FILLER = `Some context to move on: ${"the parser accepts dates without seconds now; ".repeat(30)}`;
+/** Whether a request body is a summary request (pi's summarization system prompt) rather than a chat turn. */
+const isSummary = (body: string): boolean => body.includes("You are a context summarization assistant");
+
+/** What one run of the summary scenario sent, by step: the bodies each step added. */
+interface SummarySteps {
+	manual: string[];
+	/** The prompts' turns, and the automatic compactions between them. */
+	auto: string[];
+	tree: string[];
+	all: string[];
+}
+
+/**
+ * A prompt naming the secret, then more prompts, a manual compaction, an automatic one (the settings
+ * put the threshold under any context) and a branch summary back to the example session's last entry.
+ */
+async function summaryScenario(
+	extensions: readonly string[],
+	line: PiLine,
+	auto: boolean,
+): Promise<SummarySteps & { events: RpcEvent[] }> {
+	// Automatic compaction: the fake provider counts a token per 4 bytes of a request, and with 125,950
+	// of the model's 128,000 tokens reserved the threshold (2,050) lies between the turns before the
+	// filler (up to about 1,910) and the filler's (about 2,300), on both lines, hidden secret or not.
+	const compaction = auto ? { keepRecentTokens: 50, reserveTokens: 125_950 } : { keepRecentTokens: 50 };
+	const { dirs, session } = prepare(join(base, "run"), fake, { compaction });
+	fake.bodies.splice(0);
+	const steps: SummarySteps = { manual: [], auto: [], tree: [], all: [] };
+	const take = (): string[] => fake.bodies.splice(0);
+	const { events } = await withPi(
+		{ dirs, args: piArgs(session, extensions), line, lifetimeMs: 60_000 },
+		async (pi) => {
+			await prompt(pi, `Remember my token: ${SECRET}.`);
+			await prompt(pi, "tool please");
+			await prompt(pi, FILLER);
+			await prompt(pi, "And now?");
+			// Automatic compaction runs once, after the filler's turn crossed the threshold.
+			steps.auto = take();
+			if (!auto) {
+				const compacted = await pi.request({ type: "compact" }, 20_000);
+				if (compacted.success !== true) throw new Error(`compact failed: ${JSON.stringify(compacted)}`);
+				steps.manual = take();
+			}
+			const from = pi.events.length;
+			await pi.request({ type: "prompt", message: "/test-tree b1000002" });
+			await pi.waitFor(
+				(event) => event.type === "extension_ui_request" && String(event.message).startsWith("test-tree done"),
+				20_000,
+				from,
+			);
+			steps.tree = take();
+		},
+	);
+	steps.all.push(...steps.auto, ...steps.manual, ...steps.tree);
+	return { ...steps, events };
+}
+
+describe.each(LINES)("pi %s's summary requests with the convert-to-llm pi extension (RPC mode)", (line) => {
+	it.each([
+		["manual compaction and a branch summary", false],
+		["automatic compaction and a branch summary", true],
+	])(
+		"should keep a message an offered plugin hides out of every request body, %s included",
+		async (_name, auto) => {
+			// Without convert-to-llm the plugin does nothing: the secret reaches each kind of summary request.
+			const control = await summaryScenario([REDACT_EXTENSION], line, auto);
+			const summaries = (bodies: string[]) => bodies.filter(isSummary);
+			const compactions = auto ? control.auto : control.manual;
+			expect(summaries(compactions).length, "compaction requests").toBeGreaterThan(0);
+			expect(
+				summaries(compactions).some((body) => has(body, SECRET)),
+				"secret in pi's own compaction",
+			).toBe(true);
+			expect(summaries(control.tree)).toHaveLength(1);
+			expect(has(control.tree[0], SECRET), "secret in pi's own branch summary").toBe(true);
+
+			const hardened = await summaryScenario([REDACT_EXTENSION, ROOT], line, auto);
+			// As many compactions, give or take one: the hidden message counts no more towards the threshold.
+			expect(summaries(auto ? hardened.auto : hardened.manual).length, "compaction requests").toBeGreaterThan(0);
+			expect(summaries(hardened.tree)).toHaveLength(1);
+			for (const body of hardened.all) expect(has(body, SECRET), "secret in a request body").toBe(false);
+			// What the summaries are made of still arrives: the conversation the plugin did not hide.
+			expect(has(summaries(hardened.tree)[0], "tool please"), "branch summary content").toBe(true);
+			expect(notices(hardened.events, "error")).toEqual([]);
+		},
+		120_000,
+	);
+});
+
 describe("the convert-to-llm pi package", () => {
 	it("should print /llm-context --json on stderr in print mode (pi keeps stdout), equal to convert-to-llm --json, without a model request", () => {
 		const { dirs, session } = prepare(join(base, "run"), fake);

@@ -8,7 +8,7 @@ import type { Plugin, Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
 import { errorText, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
-import { type PiHardening, piBlocksImages } from "./settings.js";
+import { hardeningText, type PiHardening, piBlocksImages } from "./settings.js";
 
 /** Name of the extension, in warnings and in the view's header. */
 export const EXTENSION_NAME = "convert-to-llm";
@@ -47,6 +47,8 @@ export interface Host {
 	offer(data: unknown): string[];
 	configure(hardening: PiHardening): void;
 	hardening(): PiHardening;
+	/** Whether anything changes pi's conversion: an offered plugin, or a switch that is on. */
+	active(): boolean;
 	build(): BuiltRegistry;
 }
 
@@ -114,6 +116,7 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 			built = undefined;
 		},
 		hardening: () => hardening,
+		active: () => offered.size > 0 || hardeningText(hardening) !== "none",
 		build() {
 			built ??= build();
 			return built;
