@@ -340,6 +340,46 @@ describe.each(LINES)("pi %s's summary requests with the convert-to-llm pi extens
 	);
 });
 
+describe.each(LINES)("the convert-to-llm pi extension's failures in pi %s (RPC mode)", (line) => {
+	const INTERCEPTOR_EXTENSION = join(ROOT, "test/support/pi-cli/interceptor-extension.mjs");
+	const FENCES_EXTENSION = join(ROOT, "test/support/pi-cli/fences-extension.mjs");
+
+	it("should withhold every request, and say so each time, when another extension's plugin adds a throwing interceptor", async () => {
+		const { bodies, events } = await run(
+			[INTERCEPTOR_EXTENSION, ROOT],
+			async (pi) => {
+				for (const text of ["And now?", "Still there?"]) {
+					const from = pi.events.length;
+					await pi.request({ type: "prompt", message: text });
+					await pi.waitFor((event) => event.type === SETTLED[pi.line], 20_000, from);
+				}
+			},
+			{ line },
+		);
+		// Aborted before anything went out: no request, empty or not, reached the provider.
+		expect(bodies).toEqual([]);
+		const withheld = notices(events, "error").filter((text) => text.includes("request withheld (fail closed)"));
+		expect(withheld).toHaveLength(2);
+		for (const text of withheld) expect(text).toContain("interceptor boom");
+	}, 60_000);
+
+	it("should use a plugin another extension offers and the user also turns on once, with one warning, and send every request", async () => {
+		const { bodies, events } = await run(
+			[FENCES_EXTENSION, ROOT],
+			async (pi) => {
+				await prompt(pi, "And now?");
+				await prompt(pi, "Still there?");
+			},
+			{ line, flags: ["--convert-to-llm", "safeFences"] },
+		);
+		expect(bodies).toHaveLength(2);
+		expect(notices(events, "error")).toEqual([]);
+		const duplicates = notices(events, "warning").filter((text) => text.includes("it is used once"));
+		expect(duplicates).toHaveLength(1);
+		expect(duplicates[0]).toContain('test:fences offers "convert-to-llm:safe-fences"');
+	}, 60_000);
+});
+
 describe("the convert-to-llm pi package", () => {
 	it("should print /llm-context --json on stderr in print mode (pi keeps stdout), equal to convert-to-llm --json, without a model request", () => {
 		const { dirs, session } = prepare(join(base, "run"), fake);
