@@ -7,7 +7,7 @@ import { EventEmitter } from "node:events";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
-import { ErrorCode, type Plugin, UnknownRoleError } from "../src/index.js";
+import { ConversionError, ErrorCode, InvalidPluginError, type Plugin, UnknownRoleError } from "../src/index.js";
 import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
 import { showPanel } from "../src/pi/panel.js";
@@ -650,6 +650,31 @@ describe("problemText", () => {
 		);
 		expect(lenient).not.toContain("registry.register");
 		expect(problemText(error, true)).toContain("strict is on, so the request is withheld");
+	});
+
+	it.each([
+		[
+			"a converter that failed",
+			new ConversionError('Converter "ext:x" failed on message 2 (role "x"): boom. …; fix or remove the plugin.', {
+				plugin: "ext:x",
+				role: "x",
+				index: 2,
+				cause: new Error("boom"),
+			}),
+			'plugin "ext:x" failed on message 2 (role "x"): boom',
+		],
+		[
+			"a plugin whose apply threw",
+			new InvalidPluginError('Plugin "ext:y" threw from apply(): no. …; use it on a new registry.', {
+				plugin: "ext:y",
+				cause: new Error("no"),
+			}),
+			'plugin "ext:y" failed to set up: no. Report it to the extension that offered it',
+		],
+	])("should tell a pi user about %s without library advice", (_name, error, expected) => {
+		const text = problemText(error);
+		expect(text).toContain(expected);
+		expect(text).not.toMatch(/fix or remove|new registry|registry\.register/);
 	});
 
 	it("should keep the registry's message for a kind it does not know", () => {

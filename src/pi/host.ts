@@ -4,10 +4,11 @@
  * and again only when an offer or the configuration changes; every request then just calls it.
  */
 import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
-import type { Plugin, Registry } from "../index.js";
+import { ConvertToLlmError, type Plugin, type Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
-import { errorText, isPluginShape, isRecord } from "../values.js";
+import { errorText, isInstance, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
+import { problemText } from "./problem-text.js";
 import { hardeningText, type PiHardening, piBlocksImages } from "./settings.js";
 
 /** Name of the extension, in warnings and in the view's header. */
@@ -141,7 +142,7 @@ function tryBuild(
 			registry.use(item.plugin);
 			plugins.push(item);
 		} catch (error) {
-			return { culprit: item, why: errorText(error) };
+			return { culprit: item, why: whyNotUsed(error) };
 		}
 	}
 	try {
@@ -159,12 +160,16 @@ function tryBuild(
 			try {
 				for (const plugin of switched()) probe.use(plugin);
 			} catch {
-				return { culprit: item, why: `it conflicts with a convert-to-llm switch that is on: ${errorText(error)}` };
+				return { culprit: item, why: `it conflicts with a convert-to-llm switch that is on: ${whyNotUsed(error)}` };
 			}
 		}
 		throw error;
 	}
 }
+
+/** Why a plugin is not used, as a pi user reads it. */
+const whyNotUsed = (error: unknown): string =>
+	isInstance(error, ConvertToLlmError) ? problemText(error) : errorText(error);
 
 /** The hardening plugins for a configuration, in the order they apply. */
 function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean): Plugin[] {

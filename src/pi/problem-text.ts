@@ -48,6 +48,13 @@ export function problemText(error: ConvertToLlmError, strict = false): string {
 				return `${where(error)} could not be converted${causeText(error)} and was left out of the request; ${STRICT}.`;
 			case ErrorCode.INVALID_MESSAGE:
 				return `${where(error)} of pi's history is not a message; it was left out of the request; ${STRICT}.`;
+			case ErrorCode.INVALID_PLUGIN:
+			case ErrorCode.DUPLICATE_CONVERTER: {
+				const plugin = error.plugin === undefined ? "an offered plugin" : `plugin ${JSON.stringify(error.plugin)}`;
+				return error.cause !== undefined
+					? `${plugin} failed to set up${causeText(error)}. Report it to the extension that offered it; the other plugins still apply.`
+					: `${plugin} cannot be used beside the others: its name, or a converter it registers, is taken. Report it to the extension that offered it; the other plugins still apply.`;
+			}
 			case ErrorCode.LINT:
 				return `${error.message} (lint=repair drops empty messages and lint=off stops the checks: --${FLAG}, or "lint" under "${SETTINGS_KEY}" in settings.json)`;
 			default:
