@@ -232,17 +232,21 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 		expect(notices(events, "warning").join("\n")).toContain('--convert-to-llm: unknown switch "escapeSummary"');
 	}, 60_000);
 
-	it("should honour pi's own images.blockImages setting, with the strict rule from settings.json", async () => {
-		const { bodies } = await run([ROOT], (pi) => prompt(pi, "And now?"), {
-			settings: { images: { blockImages: true }, convertToLlm: { strictImages: true } },
-		});
-		expect(bodies).toHaveLength(1);
-		expect(has(bodies[0], "image_url"), "images").toBe(false);
-		expect(
-			has(bodies[0], '{"type":"text","text":"Odd block:"},{"type":"text","text":"Image reading is disabled."}'),
-			"odd block",
-		).toBe(true);
-	}, 60_000);
+	it.each([[true], ["true"]])(
+		"should honour pi's own images.blockImages setting (%j, read by truthiness as pi reads it), with the strict rule from settings.json",
+		async (blockImages) => {
+			const { bodies } = await run([ROOT], (pi) => prompt(pi, "And now?"), {
+				settings: { images: { blockImages }, convertToLlm: { strictImages: true } },
+			});
+			expect(bodies).toHaveLength(1);
+			expect(has(bodies[0], "image_url"), "images").toBe(false);
+			expect(
+				has(bodies[0], '{"type":"text","text":"Odd block:"},{"type":"text","text":"Image reading is disabled."}'),
+				"odd block",
+			).toBe(true);
+		},
+		60_000,
+	);
 });
 
 /** The test extension that hides every message naming `SECRET`, with a `/test-tree` command. */
