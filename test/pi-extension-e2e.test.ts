@@ -232,16 +232,155 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 		expect(notices(events, "warning").join("\n")).toContain('--convert-to-llm: unknown switch "escapeSummary"');
 	}, 60_000);
 
-	it("should honour pi's own images.blockImages setting, with the strict rule from settings.json", async () => {
-		const { bodies } = await run([ROOT], (pi) => prompt(pi, "And now?"), {
-			settings: { images: { blockImages: true }, convertToLlm: { strictImages: true } },
-		});
-		expect(bodies).toHaveLength(1);
-		expect(has(bodies[0], "image_url"), "images").toBe(false);
-		expect(
-			has(bodies[0], '{"type":"text","text":"Odd block:"},{"type":"text","text":"Image reading is disabled."}'),
-			"odd block",
-		).toBe(true);
+	it.each([[true], ["true"]])(
+		"should honour pi's own images.blockImages setting (%j, read by truthiness as pi reads it), with the strict rule from settings.json",
+		async (blockImages) => {
+			const { bodies } = await run([ROOT], (pi) => prompt(pi, "And now?"), {
+				settings: { images: { blockImages }, convertToLlm: { strictImages: true } },
+			});
+			expect(bodies).toHaveLength(1);
+			expect(has(bodies[0], "image_url"), "images").toBe(false);
+			expect(
+				has(bodies[0], '{"type":"text","text":"Odd block:"},{"type":"text","text":"Image reading is disabled."}'),
+				"odd block",
+			).toBe(true);
+		},
+		60_000,
+	);
+});
+
+/** The test extension that hides every message naming `SECRET`, with a `/test-tree` command. */
+const REDACT_EXTENSION = join(ROOT, "test/support/pi-cli/redact-extension.mjs");
+/** What the redact plugin hides (test/support/pi-cli/redact-extension.mjs's `SECRET`). */
+const SECRET = "sk-live-e2e-5ec7e7";
+/** Over keepRecentTokens (50): what follows the secret pushes it into the part a compaction summarizes. */
+const FILLER = `Some context to move on: ${"the parser accepts dates without seconds now; ".repeat(30)}`;
+/** Whether a request body is a summary request (pi's summarization system prompt) rather than a chat turn. */
+const isSummary = (body: string): boolean => body.includes("You are a context summarization assistant");
+
+/** What one run of the summary scenario sent, by step: the bodies each step added. */
+interface SummarySteps {
+	manual: string[];
+	/** The prompts' turns, and the automatic compactions between them. */
+	auto: string[];
+	tree: string[];
+	all: string[];
+}
+
+/**
+ * A prompt naming the secret, then more prompts, a manual compaction, an automatic one (the settings
+ * put the threshold under any context) and a branch summary back to the example session's last entry.
+ */
+async function summaryScenario(
+	extensions: readonly string[],
+	line: PiLine,
+	auto: boolean,
+): Promise<SummarySteps & { events: RpcEvent[] }> {
+	// Automatic compaction: the fake provider counts a token per 4 bytes of a request, and with 125,950
+	// of the model's 128,000 tokens reserved the threshold (2,050) lies between the turns before the
+	// filler (up to about 1,910) and the filler's (about 2,300), on both lines, hidden secret or not.
+	const compaction = auto ? { keepRecentTokens: 50, reserveTokens: 125_950 } : { keepRecentTokens: 50 };
+	const { dirs, session } = prepare(join(base, "run"), fake, { compaction });
+	fake.bodies.splice(0);
+	const steps: SummarySteps = { manual: [], auto: [], tree: [], all: [] };
+	const take = (): string[] => fake.bodies.splice(0);
+	const { events } = await withPi(
+		{ dirs, args: piArgs(session, extensions), line, lifetimeMs: 60_000 },
+		async (pi) => {
+			await prompt(pi, `Remember my token: ${SECRET}.`);
+			await prompt(pi, "tool please");
+			await prompt(pi, FILLER);
+			await prompt(pi, "And now?");
+			// Automatic compaction runs once, after the filler's turn crossed the threshold.
+			steps.auto = take();
+			if (!auto) {
+				const compacted = await pi.request({ type: "compact" }, 20_000);
+				if (compacted.success !== true) throw new Error(`compact failed: ${JSON.stringify(compacted)}`);
+				steps.manual = take();
+			}
+			const from = pi.events.length;
+			await pi.request({ type: "prompt", message: "/test-tree b1000002" });
+			await pi.waitFor(
+				(event) => event.type === "extension_ui_request" && String(event.message).startsWith("test-tree done"),
+				20_000,
+				from,
+			);
+			steps.tree = take();
+		},
+	);
+	steps.all.push(...steps.auto, ...steps.manual, ...steps.tree);
+	return { ...steps, events };
+}
+
+describe.each(LINES)("pi %s's summary requests with the convert-to-llm pi extension (RPC mode)", (line) => {
+	it.each([
+		["manual compaction and a branch summary", false],
+		["automatic compaction and a branch summary", true],
+	])(
+		"should keep a message an offered plugin hides out of every request body, %s included",
+		async (_name, auto) => {
+			// Without convert-to-llm the plugin does nothing: the secret reaches each kind of summary request.
+			const control = await summaryScenario([REDACT_EXTENSION], line, auto);
+			const summaries = (bodies: string[]) => bodies.filter(isSummary);
+			const compactions = auto ? control.auto : control.manual;
+			expect(summaries(compactions).length, "compaction requests").toBeGreaterThan(0);
+			expect(
+				summaries(compactions).some((body) => has(body, SECRET)),
+				"secret in pi's own compaction",
+			).toBe(true);
+			expect(summaries(control.tree)).toHaveLength(1);
+			expect(has(control.tree[0], SECRET), "secret in pi's own branch summary").toBe(true);
+
+			const hardened = await summaryScenario([REDACT_EXTENSION, ROOT], line, auto);
+			// As many compactions, give or take one: the hidden message counts no more towards the threshold.
+			expect(summaries(auto ? hardened.auto : hardened.manual).length, "compaction requests").toBeGreaterThan(0);
+			expect(summaries(hardened.tree)).toHaveLength(1);
+			for (const body of hardened.all) expect(has(body, SECRET), "secret in a request body").toBe(false);
+			// What the summaries are made of still arrives: the conversation the plugin did not hide.
+			expect(has(summaries(hardened.tree)[0], "tool please"), "branch summary content").toBe(true);
+			expect(notices(hardened.events, "error")).toEqual([]);
+		},
+		120_000,
+	);
+});
+
+describe.each(LINES)("the convert-to-llm pi extension's failures in pi %s (RPC mode)", (line) => {
+	const INTERCEPTOR_EXTENSION = join(ROOT, "test/support/pi-cli/interceptor-extension.mjs");
+	const FENCES_EXTENSION = join(ROOT, "test/support/pi-cli/fences-extension.mjs");
+
+	it("should withhold every request, and say so each time, when another extension's plugin adds a throwing interceptor", async () => {
+		const { bodies, events } = await run(
+			[INTERCEPTOR_EXTENSION, ROOT],
+			async (pi) => {
+				for (const text of ["And now?", "Still there?"]) {
+					const from = pi.events.length;
+					await pi.request({ type: "prompt", message: text });
+					await pi.waitFor((event) => event.type === SETTLED[pi.line], 20_000, from);
+				}
+			},
+			{ line },
+		);
+		// Aborted before anything went out: no request, empty or not, reached the provider.
+		expect(bodies).toEqual([]);
+		const withheld = notices(events, "error").filter((text) => text.includes("request withheld (fail closed)"));
+		expect(withheld).toHaveLength(2);
+		for (const text of withheld) expect(text).toContain("interceptor boom");
+	}, 60_000);
+
+	it("should use a plugin another extension offers and the user also turns on once, with one warning, and send every request", async () => {
+		const { bodies, events } = await run(
+			[FENCES_EXTENSION, ROOT],
+			async (pi) => {
+				await prompt(pi, "And now?");
+				await prompt(pi, "Still there?");
+			},
+			{ line, flags: ["--convert-to-llm", "safeFences"] },
+		);
+		expect(bodies).toHaveLength(2);
+		expect(notices(events, "error")).toEqual([]);
+		const duplicates = notices(events, "warning").filter((text) => text.includes("it is used once"));
+		expect(duplicates).toHaveLength(1);
+		expect(duplicates[0]).toContain('test:fences offers "convert-to-llm:safe-fences"');
 	}, 60_000);
 });
 

@@ -6,15 +6,17 @@
 import { EventEmitter } from "node:events";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import type { Plugin } from "../src/index.js";
+import { blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
+import { ConversionError, ErrorCode, InvalidPluginError, type Plugin, UnknownRoleError } from "../src/index.js";
 import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
 import { showPanel } from "../src/pi/panel.js";
 import type { PiContext, PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
+import { problemText } from "../src/pi/problem-text.js";
 import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
 import { createReporter } from "../src/pi/report.js";
-import { convertRequest, WITHHELD_TEXT } from "../src/pi/request.js";
-import { DEFAULT_HARDENING, type PiHardening, readHardening } from "../src/pi/settings.js";
+import { convertRequest, requestHandler, WITHHELD_TEXT } from "../src/pi/request.js";
+import { DEFAULT_HARDENING, type PiHardening, piBlocksImages, readHardening } from "../src/pi/settings.js";
 import { convertToLlm } from "../src/preset.js";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
@@ -56,7 +58,27 @@ describe("readHardening", () => {
 
 	it.each([
 		["an unknown switch in the flag", "escapeSummary", undefined, '--convert-to-llm: unknown switch "escapeSummary"'],
-		["an unknown lint mode", "lint=fix", undefined, "--convert-to-llm: lint=fix is not a lint mode"],
+		[
+			"an unknown lint mode",
+			"lint=fix",
+			undefined,
+			'--convert-to-llm: "lint=fix" is not understood; lint takes lint, lint=report, lint=repair or lint=off; it was ignored.',
+		],
+		[
+			"a lint mode with more after it",
+			"lint=report=x",
+			undefined,
+			'--convert-to-llm: "lint=report=x" is not understood; lint takes lint, lint=report, lint=repair or lint=off; it was ignored.',
+		],
+		["an empty lint mode", "lint=", undefined, '"lint=" is not understood; lint takes'],
+		[
+			"a switch value that is not true or false",
+			"strict=yes",
+			undefined,
+			'--convert-to-llm: "strict=yes" is not understood; strict takes strict, strict=true or strict=false; it was ignored.',
+		],
+		["a switch value with more after it", "strict=true=1", undefined, '"strict=true=1" is not understood'],
+		["a switch in the wrong case", "Strict", undefined, 'unknown switch "Strict"'],
 		[
 			"settings that are not an object",
 			undefined,
@@ -80,6 +102,15 @@ describe("readHardening", () => {
 		expect(hardening).toEqual(DEFAULT_HARDENING);
 		expect(problems).toHaveLength(1);
 		expect(problems[0]).toContain(problem);
+	});
+
+	it("should never half-accept a token: what does not parse leaves the setting as it was, and the others apply", () => {
+		const { hardening, problems } = readHardening(
+			piReading("lint=report=x, strict=yes, safeFences", { convertToLlm: { lint: "repair", strict: true } }),
+		);
+		expect(hardening).toEqual(on({ lint: "repair", strict: true, safeFences: true }));
+		expect(problems).toHaveLength(2);
+		for (const problem of problems) expect(problem.split("\n")).toHaveLength(1);
 	});
 
 	it("should never throw when pi's getters do", () => {
@@ -337,7 +368,7 @@ describe("convertRequest", () => {
 		const role = `\u009d52;c;cHduZWQ=\u009c\u001b[2J\u202e${"r".repeat(100_000)}`;
 		await convertRequest(host, createReporter(), [...history, { role, timestamp: 4 }], ctx);
 		const text = shown[0]?.text ?? "";
-		expect(text).toContain("No converter for role");
+		expect(text).toContain("was left out of the request");
 		const unsafe = [...text].filter(
 			(c) => (c < " " && c !== "\n") || (c >= "\u007f" && c <= "\u009f") || c === "\u202e",
 		);
@@ -372,5 +403,283 @@ describe("runCommand --json", () => {
 
 	it("should give an RPC client the JSON byte for byte", async () => {
 		expect(await jsonShown("rpc")).toBe(JSON.stringify(convertToLlm(history as AgentMessage[]), null, 2));
+	});
+});
+
+describe("piBlocksImages", () => {
+	it.each([
+		[true, true],
+		["true", true],
+		[1, true],
+		["no", true],
+		[false, false],
+		[0, false],
+		["", false],
+		[null, false],
+		[undefined, false],
+	])(
+		"should read images.blockImages %j by truthiness, as pi's getBlockImages and sdk.js do (%j)",
+		(value, blocked) => {
+			expect(piBlocksImages(piReading(undefined, { images: { blockImages: value } }))).toBe(blocked);
+		},
+	);
+
+	it.each([
+		["no images object", {}],
+		["images that is not an object", { images: "yes" }],
+		["null settings", null],
+	])("should say not blocked for %s, as pi does", (_name, settings) => {
+		const pi = { getFlag: () => undefined, getSettings: () => settings } as unknown as PiExtensionApi;
+		expect(piBlocksImages(pi)).toBe(false);
+	});
+
+	it("should say blocked when pi's settings cannot be read, and not blocked where pi has no settings (0.73.1)", () => {
+		const throwing = {
+			getSettings: () => {
+				throw new Error("no");
+			},
+		} as unknown as PiExtensionApi;
+		expect(piBlocksImages(throwing)).toBe(true);
+		expect(piBlocksImages(piReading(undefined))).toBe(false);
+	});
+
+	it("should make the block plugin drop an image when pi's setting is a truthy string", async () => {
+		const host = createHost(piReading(undefined, { images: { blockImages: "true" } }), on({ strictImages: true }));
+		const image = { role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }], timestamp: 1 };
+		const { output } = await host.build().registry.runAsync([image] as unknown as AgentMessage[]);
+		expect(JSON.stringify(output)).not.toContain("AAAA");
+	});
+});
+
+describe("createHost duplicates", () => {
+	const bash = {
+		role: "bashExecution",
+		command: "printf '```'",
+		output: "```",
+		exitCode: 0,
+		cancelled: false,
+		truncated: false,
+		timestamp: 1,
+	};
+
+	it.each([
+		["safeFences", safeFences, on({ safeFences: true })],
+		["escapeSummaries", escapeSummaries, on({ escapeSummaries: true })],
+		["blockImages", () => blockImages({ enabled: true }), on({ blockImages: true })],
+	])(
+		"should use %s once, with one warning, when another extension offers it and the user's switch turns it on",
+		async (_name, factory, hardening) => {
+			const target = createHost(piReading(undefined), hardening);
+			expect(target.offer({ from: "other-ext", plugins: [factory(), ticket] })).toEqual([]);
+			const built = target.build();
+			expect(built.plugins.map(({ plugin }) => plugin.name)).toEqual(["test:ticket"]);
+			expect(built.problems).toHaveLength(1);
+			expect(built.problems[0]).toContain("other-ext offers");
+			expect(built.problems[0]).toContain("it is used once, as your switches set it");
+			expect(built.degraded).toBe(false);
+			const { output, problems, failed } = await built.registry.runAsync([bash] as unknown as AgentMessage[]);
+			expect(failed).toBe(false);
+			expect(problems).toEqual([]);
+			expect(output).toHaveLength(1);
+		},
+	);
+
+	it("should send the request, not withhold it, for a duplicate used once, strict or not", async () => {
+		const target = createHost(piReading(undefined), on({ safeFences: true, strict: true }));
+		target.offer({ from: "other-ext", plugins: [safeFences()] });
+		const shown: string[] = [];
+		let aborted = 0;
+		const ctx = {
+			hasUI: true,
+			ui: { notify: (text: string) => shown.push(text) },
+			abort: () => aborted++,
+		} as unknown as PiContext;
+		const result = await convertRequest(target, createReporter(), [bash], ctx);
+		expect(aborted).toBe(0);
+		expect(JSON.stringify(result.messages)).toContain("````");
+		expect(shown).toHaveLength(1);
+		expect(shown[0]).toContain("used once");
+	});
+
+	it("should use a plugin two extensions offer once, as the last one offered it, and say so once", () => {
+		const target = createHost(piReading(undefined), DEFAULT_HARDENING);
+		const first = safeFences();
+		const second = safeFences();
+		expect(target.offer({ from: "ext-a", plugins: [first] })).toEqual([]);
+		const problems = target.offer({ from: "ext-b", plugins: [second] });
+		expect(problems).toHaveLength(1);
+		expect(problems[0]).toContain("ext-a and ext-b both offer");
+		expect(target.build().plugins).toEqual([{ plugin: second, from: "ext-b" }]);
+		expect(target.build().problems).toEqual([]);
+	});
+
+	it("should leave out an offered plugin that a switch's plugin cannot stand beside (it uses the same plugin inside), and keep the switch", () => {
+		const wrapper: Plugin = { name: "other-ext:bundle", apply: (registry) => void registry.use(safeFences()) };
+		const target = createHost(piReading(undefined), on({ safeFences: true }));
+		target.offer({ from: "other-ext", plugins: [wrapper, ticket] });
+		const built = target.build();
+		expect(built.plugins.map(({ plugin }) => plugin.name)).toEqual(["test:ticket"]);
+		expect(built.degraded).toBe(true);
+		expect(built.problems).toHaveLength(1);
+		expect(built.problems[0]).toContain("other-ext's plugin is not used");
+		expect(built.problems[0]).toContain("conflicts with a convert-to-llm switch");
+	});
+});
+
+describe("convertRequest fail-closed", () => {
+	function recordingCtx() {
+		const shown: { text: string; level: string | undefined }[] = [];
+		let aborted = 0;
+		const ctx = {
+			hasUI: true,
+			ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
+			abort: () => aborted++,
+		} as unknown as PiContext;
+		return { ctx, shown, aborted: () => aborted };
+	}
+	const system = { role: "system", content: "You are pi.", timestamp: 1 };
+	const history = [system, { role: "user", content: "my token is sk-live-123", timestamp: 2 }];
+	/** Another extension's plugin that adds a tapable interceptor which throws on every call. */
+	const interceptor: Plugin = {
+		name: "other-ext:interceptor",
+		apply: (registry) => {
+			registry.hooks.afterConvert.intercept({
+				call: () => {
+					throw new Error("interceptor boom");
+				},
+			});
+			registry.hooks.afterConvert.tap("other-ext:interceptor", (messages) => messages);
+		},
+	};
+
+	it("should withhold every request, abort pi's run and say so each time, when an offered interceptor throws", async () => {
+		const { ctx, shown, aborted } = recordingCtx();
+		const host = createHost(piReading(undefined), DEFAULT_HARDENING);
+		host.offer({ from: "other-ext", plugins: [interceptor] });
+		const reporter = createReporter();
+		for (let i = 0; i < 2; i++) {
+			const result = await convertRequest(host, reporter, history, ctx);
+			expect(result.messages).toEqual([
+				system,
+				{ role: "user", content: [{ type: "text", text: WITHHELD_TEXT }], timestamp: expect.any(Number) },
+			]);
+			expect(JSON.stringify(result.messages)).not.toContain("sk-live-123");
+		}
+		expect(aborted()).toBe(2);
+		expect(shown.map(({ level }) => level)).toEqual(["error", "error"]);
+		for (const { text } of shown) {
+			expect(text).toContain("request withheld (fail closed): the conversion failed");
+			expect(text).toContain("interceptor boom");
+		}
+	});
+
+	it("should withhold when the host cannot build a registry at all", async () => {
+		const { ctx, shown, aborted } = recordingCtx();
+		const host = {
+			build: () => {
+				throw new Error("build boom");
+			},
+			hardening: () => DEFAULT_HARDENING,
+		} as unknown as ReturnType<typeof createHost>;
+		const result = await convertRequest(host, createReporter(), history, ctx);
+		expect(result.messages.at(-1)).toMatchObject({ content: [{ text: WITHHELD_TEXT }] });
+		expect(aborted()).toBe(1);
+		expect(shown[0]?.text).toContain("build boom");
+	});
+});
+
+describe("requestHandler", () => {
+	const ctxOf = (shown: string[], aborts: { count: number }) =>
+		({
+			hasUI: true,
+			ui: { notify: (text: string) => shown.push(text) },
+			abort: () => aborts.count++,
+		}) as unknown as PiContext;
+
+	it.each([
+		[
+			"the event's messages cannot be read",
+			Object.defineProperty({}, "messages", {
+				get() {
+					throw new Error("no messages");
+				},
+			}),
+			() => {},
+		],
+		[
+			"what runs before the conversion throws",
+			{ messages: [{ role: "user", content: "secret", timestamp: 1 }] },
+			() => {
+				throw new Error("flush boom");
+			},
+		],
+	])("should withhold the request and abort when %s", async (_name, event, before) => {
+		const shown: string[] = [];
+		const aborts = { count: 0 };
+		const handler = requestHandler(createHost(piReading(undefined), DEFAULT_HARDENING), createReporter(), before);
+		const result = await handler(event as { messages: unknown[] }, ctxOf(shown, aborts));
+		expect(result.messages).toEqual([
+			{ role: "user", content: [{ type: "text", text: WITHHELD_TEXT }], timestamp: expect.any(Number) },
+		]);
+		expect(aborts.count).toBe(1);
+		expect(shown[0]).toContain("request withheld (fail closed): the request could not be handled");
+	});
+
+	it("should convert as convertRequest does when nothing fails", async () => {
+		const shown: string[] = [];
+		const aborts = { count: 0 };
+		const history = [{ role: "user", content: "hi", timestamp: 1 }];
+		const handler = requestHandler(createHost(piReading(undefined), DEFAULT_HARDENING), createReporter(), () => {});
+		const result = await handler({ messages: history }, ctxOf(shown, aborts));
+		expect(result.messages).toEqual(convertToLlm(history as AgentMessage[]));
+		expect(aborts.count).toBe(0);
+		expect(shown).toEqual([]);
+	});
+});
+
+describe("problemText", () => {
+	it("should tell a pi user what an unknown role means for the request and which switch changes it, without library advice", () => {
+		const error = new UnknownRoleError(
+			'No converter for role "ticket" (message 5). It was dropped; register one with registry.register("ticket", converter, { name }) or use the plugin that declares this role.',
+			{ role: "ticket", index: 5 },
+		);
+		const lenient = problemText(error);
+		expect(lenient).toContain('message 5 (role "ticket") was left out of the request');
+		expect(lenient).toContain(
+			'turn on strict (--convert-to-llm strict, or "strict": true under "convertToLlm" in settings.json)',
+		);
+		expect(lenient).not.toContain("registry.register");
+		expect(problemText(error, true)).toContain("strict is on, so the request is withheld");
+	});
+
+	it.each([
+		[
+			"a converter that failed",
+			new ConversionError('Converter "ext:x" failed on message 2 (role "x"): boom. …; fix or remove the plugin.', {
+				plugin: "ext:x",
+				role: "x",
+				index: 2,
+				cause: new Error("boom"),
+			}),
+			'plugin "ext:x" failed on message 2 (role "x"): boom',
+		],
+		[
+			"a plugin whose apply threw",
+			new InvalidPluginError('Plugin "ext:y" threw from apply(): no. …; use it on a new registry.', {
+				plugin: "ext:y",
+				cause: new Error("no"),
+			}),
+			'plugin "ext:y" failed to set up: no. Report it to the extension that offered it',
+		],
+	])("should tell a pi user about %s without library advice", (_name, error, expected) => {
+		const text = problemText(error);
+		expect(text).toContain(expected);
+		expect(text).not.toMatch(/fix or remove|new registry|registry\.register/);
+	});
+
+	it("should keep the registry's message for a kind it does not know", () => {
+		const error = new UnknownRoleError("something else", { role: "x" });
+		Object.defineProperty(error, "code", { value: ErrorCode.INVALID_SESSION });
+		expect(problemText(error)).toBe("something else");
 	});
 });

@@ -9,8 +9,9 @@ import { createHost } from "./host.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
 import { createReporter } from "./report.js";
-import { convertRequest } from "./request.js";
+import { requestHandler } from "./request.js";
 import { DEFAULT_HARDENING, readHardening, registerFlag } from "./settings.js";
+import { hardenBranchSummary, hardenCompaction } from "./summaries.js";
 
 /**
  * Whether this pi has the `context_with_system` event (pi 0.87 and later): it sees the full
@@ -24,7 +25,9 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  * The extension's factory, the package's `pi.extensions` entry (`dist/pi.js`).
  *
  * Contract: registers the `--convert-to-llm` flag, the `/llm-context` command, one request handler
- * (`context_with_system` on pi 1.x, `context` on 0.73.1) and a listener for plugin offers on
+ * (`context_with_system` on pi 1.x, `context` on 0.73.1), the summary handlers
+ * (`session_before_compact`, `session_before_tree`: pi's compaction and branch summaries go through
+ * the same registry when a plugin or switch is active) and a listener for plugin offers on
  * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
  * starts nothing (no timers, files or sockets). The configuration is read at `session_start`.
  *
@@ -50,11 +53,11 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		reporter.warn(ctx, problems);
 		flush(ctx);
 	});
-	const onRequest = (event: { messages: Parameters<typeof convertRequest>[2] }, ctx: PiContext) => {
-		flush(ctx);
-		return convertRequest(host, reporter, event.messages, ctx);
-	};
-	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", onRequest);
+	// The whole handler is the fail-closed boundary: whatever throws in it withholds the request.
+	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", requestHandler(host, reporter, flush));
+	// pi's summary requests use pi's own conversion and raise no request event: hardened here.
+	pi.on("session_before_compact", (event, ctx: PiContext) => hardenCompaction(host, reporter, event, ctx));
+	pi.on("session_before_tree", (event, ctx: PiContext) => hardenBranchSummary(host, reporter, event, ctx));
 	pi.registerCommand(COMMAND, {
 		description: "Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only)",
 		handler: (args, ctx) => {

@@ -4,11 +4,12 @@
  * and again only when an offer or the configuration changes; every request then just calls it.
  */
 import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
-import type { Plugin, Registry } from "../index.js";
+import { ConvertToLlmError, type Plugin, type Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
-import { errorText, isPluginShape, isRecord } from "../values.js";
+import { errorText, isInstance, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
-import { type PiHardening, piBlocksImages } from "./settings.js";
+import { problemText } from "./problem-text.js";
+import { hardeningText, type PiHardening, piBlocksImages } from "./settings.js";
 
 /** Name of the extension, in warnings and in the view's header. */
 export const EXTENSION_NAME = "convert-to-llm";
@@ -24,7 +25,10 @@ export interface BuiltRegistry {
 	registry: Registry;
 	/** The offered plugins in use, in order (one that failed to apply is left out and named in `problems`). */
 	plugins: readonly OfferedPlugin[];
+	/** What to tell the user about the build: plugins left out, and duplicates used once. */
 	problems: readonly string[];
+	/** Whether an offered plugin meant to apply is left out (its `apply` threw, or it conflicts with a switch): `strict` withholds then. A duplicate used once is not. */
+	degraded: boolean;
 }
 
 /**
@@ -32,8 +36,10 @@ export interface BuiltRegistry {
  *
  * Contract: `offer` validates what another extension sent (anything may arrive on `pi.events`) and
  * returns the problems with it; `build` returns the same registry until `offer` or `configure`
- * changes something. A plugin whose `apply` throws is left out (the registry is rebuilt without it)
- * and reported; the others still apply.
+ * changes something. A plugin whose `apply` throws, or that a switch's plugin cannot stand beside, is
+ * left out (the registry is rebuilt without it) and reported; the others still apply. The same plugin
+ * (by name) offered by two extensions, or offered and also turned on by a switch, is used once, with
+ * one warning: the last offer's, or the switch's.
  *
  * @example
  * const host = createHost(pi); host.configure(hardening); const { registry } = host.build();
@@ -42,6 +48,8 @@ export interface Host {
 	offer(data: unknown): string[];
 	configure(hardening: PiHardening): void;
 	hardening(): PiHardening;
+	/** Whether anything changes pi's conversion: an offered plugin, or a switch that is on. */
+	active(): boolean;
 	build(): BuiltRegistry;
 }
 
@@ -56,31 +64,33 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 	let hardening = initial;
 	let built: BuiltRegistry | undefined;
 	const imagesBlocked = () => hardening.blockImages || piBlocksImages(pi);
+	const switched = () => hardeningPlugins(hardening, imagesBlocked);
 
 	const build = (): BuiltRegistry => {
-		const failed = new Set<OfferedPlugin>();
+		const names = new Set(switched().map((plugin) => plugin.name));
+		const left = new Set<OfferedPlugin>();
 		const problems: string[] = [];
+		// The same plugin from another extension and from a switch: used once, as the user's switch sets it.
+		for (const [name, item] of offered) {
+			if (!names.has(name)) continue;
+			left.add(item);
+			problems.push(
+				`${item.from} offers ${JSON.stringify(name)}, which your convert-to-llm switches already turn on: it is used once, as your switches set it.`,
+			);
+		}
+		let degraded = false;
 		for (;;) {
-			const registry = createDefaultRegistry({ asyncTimeoutMs });
-			const plugins: OfferedPlugin[] = [];
-			let retry = false;
-			for (const item of offered.values()) {
-				if (failed.has(item)) continue;
-				try {
-					registry.use(item.plugin);
-					plugins.push(item);
-				} catch (error) {
-					failed.add(item);
-					problems.push(
-						`${item.from}'s plugin is not used (the registry was rebuilt without it): ${errorText(error)}`,
-					);
-					retry = true;
-					break;
-				}
-			}
-			if (retry) continue;
-			for (const plugin of hardeningPlugins(hardening, imagesBlocked)) registry.use(plugin);
-			return { registry, plugins, problems };
+			const attempt = tryBuild(
+				[...offered.values()].filter((item) => !left.has(item)),
+				switched,
+				asyncTimeoutMs,
+			);
+			if ("registry" in attempt) return { ...attempt, problems, degraded };
+			degraded = true;
+			left.add(attempt.culprit);
+			problems.push(
+				`${attempt.culprit.from}'s plugin is not used (the registry was rebuilt without it): ${attempt.why}`,
+			);
 		}
 	};
 
@@ -88,24 +98,78 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 		offer(data) {
 			const read = readOffer(data);
 			if ("problem" in read) return [read.problem];
+			const problems: string[] = [];
 			for (const [name, plugin] of read.plugins) {
+				const before = offered.get(name);
+				if (before !== undefined && before.from !== read.from) {
+					problems.push(
+						`${before.from} and ${read.from} both offer ${JSON.stringify(name)}: it is used once, as ${read.from} offered it last.`,
+					);
+				}
 				offered.delete(name);
 				offered.set(name, { plugin, from: read.from });
 			}
 			built = undefined;
-			return [];
+			return problems;
 		},
 		configure(next) {
 			hardening = next;
 			built = undefined;
 		},
 		hardening: () => hardening,
+		active: () => offered.size > 0 || hardeningText(hardening) !== "none",
 		build() {
 			built ??= build();
 			return built;
 		},
 	};
 }
+
+/**
+ * One registry: pi's preset, `items` in order, then the switches' plugins; or the offered plugin that
+ * keeps it from being built (its `apply` threw, or a switch's plugin cannot be used beside it). Throws
+ * only when a switch's plugin fails on a registry with no offered plugin at all.
+ */
+function tryBuild(
+	items: readonly OfferedPlugin[],
+	switched: () => Plugin[],
+	asyncTimeoutMs: number,
+): { registry: Registry; plugins: OfferedPlugin[] } | { culprit: OfferedPlugin; why: string } {
+	const registry = createDefaultRegistry({ asyncTimeoutMs });
+	const plugins: OfferedPlugin[] = [];
+	for (const item of items) {
+		try {
+			registry.use(item.plugin);
+			plugins.push(item);
+		} catch (error) {
+			return { culprit: item, why: whyNotUsed(error) };
+		}
+	}
+	try {
+		for (const plugin of switched()) registry.use(plugin);
+		return { registry, plugins };
+	} catch (error) {
+		// A switch's plugin cannot join these: find the offered plugin it cannot stand beside.
+		for (const item of plugins) {
+			const probe = createDefaultRegistry({ asyncTimeoutMs });
+			try {
+				probe.use(item.plugin);
+			} catch {
+				continue;
+			}
+			try {
+				for (const plugin of switched()) probe.use(plugin);
+			} catch {
+				return { culprit: item, why: `it conflicts with a convert-to-llm switch that is on: ${whyNotUsed(error)}` };
+			}
+		}
+		throw error;
+	}
+}
+
+/** Why a plugin is not used, as a pi user reads it. */
+const whyNotUsed = (error: unknown): string =>
+	isInstance(error, ConvertToLlmError) ? problemText(error) : errorText(error);
 
 /** The hardening plugins for a configuration, in the order they apply. */
 function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean): Plugin[] {

@@ -3,10 +3,11 @@
  * withheld (fail closed) when the conversion cannot be trusted.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { ErrorCode } from "../index.js";
+import { type ConvertToLlmError, ErrorCode } from "../index.js";
 import { errorText } from "../values.js";
 import type { Host } from "./host.js";
 import type { PiContext, PiContextResult } from "./pi-api.js";
+import { problemText } from "./problem-text.js";
 import type { Reporter } from "./report.js";
 
 /** What the model receives in place of a withheld request, should pi send it despite the abort. */
@@ -19,12 +20,13 @@ export const WITHHELD_TEXT =
  *
  * Contract: never throws or rejects (pi would log the error and send the unconverted history: fail
  * open). Problems the registry reports, and offered plugins that failed to apply, are shown as
- * warnings (each once); the request goes out with what the plugins decided (a message a hardening
- * plugin could not read is dropped). When the conversion throws, when a post-conversion tap does not
- * settle in time (`ASYNC_TAP_LIMIT_MS`), or when it reports any problem under `strict`, the request
- * is withheld: pi's run is aborted and the
- * returned messages keep only the leading system messages (pi requires one at index 0) and a user
- * message saying so ({@link WITHHELD_TEXT}); the reason is shown as an error.
+ * warnings (each once), told as a pi user reads them ({@link problemText}); the request goes out with
+ * what the plugins decided (a message a hardening plugin could not read is dropped). Every failure
+ * withholds the request: the conversion failed as a whole (`Conversion.failed`: something no guard
+ * caught, such as a throwing interceptor, or a post-conversion tap that did not settle within
+ * `ASYNC_TAP_LIMIT_MS`), anything threw on the way, or, under `strict`, any problem was reported.
+ * Withholding aborts pi's run, returns only the leading system messages (pi requires one at index 0)
+ * and a user message saying so ({@link WITHHELD_TEXT}), and shows the reason as an error, every time.
  *
  * @example
  * pi.on("context_with_system", (event, ctx) => convertRequest(host, reporter, event.messages, ctx));
@@ -36,23 +38,54 @@ export async function convertRequest(
 	ctx: PiContext,
 ): Promise<PiContextResult> {
 	try {
-		const { registry, problems: buildProblems } = host.build();
+		const { registry, problems: buildProblems, degraded } = host.build();
+		const strict = host.hardening().strict;
 		// pi's AgentMessage of either line; the registry checks each message it is given.
-		const explanation = await registry.explainAsync(messages as AgentMessage[]);
+		const conversion = await registry.runAsync(messages as AgentMessage[]);
 		const problems = [...buildProblems];
-		for (const error of explanation.errors) problems.push(error.message);
-		const hung = explanation.errors.find((error) => error.code === ErrorCode.ASYNC_HOOK_TIMEOUT);
-		if (hung !== undefined) {
-			return withhold(reporter, messages, ctx, problems, `plugin "${hung.plugin}" did not finish in time`);
-		}
-		if (host.hardening().strict && problems.length > 0) {
+		for (const problem of conversion.problems) problems.push(problemText(problem, strict));
+		if (conversion.failed) return withhold(reporter, messages, ctx, problems, failure(conversion.problems));
+		if (strict && (degraded || conversion.problems.length > 0)) {
 			return withhold(reporter, messages, ctx, problems, "the conversion reported problems and strict is on");
 		}
 		reporter.warn(ctx, problems);
-		return { messages: explanation.output };
+		return { messages: conversion.output };
 	} catch (error) {
 		return withhold(reporter, messages, ctx, [], `the conversion failed: ${errorText(error)}`);
 	}
+}
+
+/**
+ * The handler of pi's request event (`context_with_system` or `context`): `before(ctx)`, then
+ * {@link convertRequest}, inside one fail-closed boundary: whatever throws (reading the event,
+ * `before`, the conversion) withholds the request.
+ *
+ * @example
+ * pi.on("context", requestHandler(host, reporter, (ctx) => flush(ctx)));
+ */
+export function requestHandler(
+	host: Host,
+	reporter: Reporter,
+	before: (ctx: PiContext) => void,
+): (event: { messages: unknown[] }, ctx: PiContext) => Promise<PiContextResult> {
+	return async (event, ctx) => {
+		let messages: unknown[] = [];
+		try {
+			messages = event.messages;
+			before(ctx);
+			return await convertRequest(host, reporter, messages, ctx);
+		} catch (error) {
+			return withhold(reporter, messages, ctx, [], `the request could not be handled: ${errorText(error)}`);
+		}
+	};
+}
+
+/** Why a failed conversion failed, from its last problem (the one that failed it). */
+function failure(problems: readonly ConvertToLlmError[]): string {
+	const last = problems.at(-1);
+	if (last === undefined) return "the conversion failed";
+	if (last.code === ErrorCode.ASYNC_HOOK_TIMEOUT) return `plugin "${last.plugin}" did not finish in time`;
+	return `the conversion failed: ${last.message}`;
 }
 
 function withhold(
@@ -70,7 +103,7 @@ function withhold(
 	}
 	const head: unknown[] = [];
 	try {
-		for (const message of messages) {
+		for (const message of Array.isArray(messages) ? messages : []) {
 			if ((message as { role?: unknown } | null)?.role !== "system") break;
 			head.push(message);
 		}

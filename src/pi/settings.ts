@@ -118,19 +118,33 @@ function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: str
 
 const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint"].join(", ")}`;
 
+/**
+ * Reads the flag's comma-separated switches: `name` (on; `lint` means `lint=report`) or `name=value`
+ * with one of the values the switch takes. A token that does not parse exactly is ignored as a whole
+ * and said in one line naming the switch and its accepted values; the other switches still apply.
+ */
 function applyFlag(flag: string, hardening: PiHardening, problems: string[]): void {
 	for (const raw of flag.split(",")) {
 		const token = raw.trim();
 		if (token === "") continue;
-		const [name, value] = token.split("=", 2) as [string, string | undefined];
+		const equals = token.indexOf("=");
+		const name = equals === -1 ? token : token.slice(0, equals);
+		const value = equals === -1 ? undefined : token.slice(equals + 1);
 		if (name === "lint") {
 			const mode = value ?? "report";
 			if (LINT_MODES.includes(mode)) hardening.lint = mode as PiLintMode;
-			else problems.push(`--${FLAG}: lint=${mode} is not a lint mode (report, repair or off); lint stays off.`);
-		} else if ((BOOLEAN_KEYS as readonly string[]).includes(name) && (value === undefined || value === "true")) {
-			hardening[name as (typeof BOOLEAN_KEYS)[number]] = true;
-		} else if ((BOOLEAN_KEYS as readonly string[]).includes(name) && value === "false") {
-			hardening[name as (typeof BOOLEAN_KEYS)[number]] = false;
+			else
+				problems.push(
+					`--${FLAG}: "${token}" is not understood; lint takes lint, lint=report, lint=repair or lint=off; it was ignored.`,
+				);
+		} else if ((BOOLEAN_KEYS as readonly string[]).includes(name)) {
+			const key = name as (typeof BOOLEAN_KEYS)[number];
+			if (value === undefined || value === "true") hardening[key] = true;
+			else if (value === "false") hardening[key] = false;
+			else
+				problems.push(
+					`--${FLAG}: "${token}" is not understood; ${name} takes ${name}, ${name}=true or ${name}=false; it was ignored.`,
+				);
 		} else {
 			problems.push(`--${FLAG}: unknown switch "${token}"; ${switchesText}.`);
 		}
@@ -144,12 +158,17 @@ export function hardeningText(hardening: PiHardening): string {
 	return on.length === 0 ? "none" : on.join(", ");
 }
 
-/** pi's own `images.blockImages` setting, read on every request (pi 1.x; `false` where pi cannot say). */
+/**
+ * pi's own `images.blockImages` setting, read as pi reads it (pi 1.x; `false` where pi cannot say):
+ * both lines' `SettingsManager.getBlockImages()` return `settings.images?.blockImages ?? false`, and
+ * `sdk.js` blocks when that is truthy (`"true"` and `1` block too). The one reader of the setting:
+ * the block plugin and lint both ask it, on every request.
+ */
 export function piBlocksImages(pi: PiExtensionApi): boolean {
 	if (typeof pi.getSettings !== "function") return false;
 	try {
-		const images = (pi.getSettings() as { images?: { blockImages?: unknown } } | undefined)?.images;
-		return images?.blockImages === true;
+		const settings = pi.getSettings() as { images?: { blockImages?: unknown } } | null | undefined;
+		return Boolean(settings?.images?.blockImages ?? false);
 	} catch {
 		// Cannot tell: count images as blocked, the safe answer for a setting that guards them.
 		return true;

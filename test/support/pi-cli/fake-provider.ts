@@ -79,11 +79,14 @@ async function handle(
 		return;
 	}
 	response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-	for (const event of sse(reply, index)) response.write(`data: ${JSON.stringify(event)}\n\n`);
+	// Usage as a provider counts it, roughly: a token per 4 bytes of the request, so that pi's
+	// automatic compaction sees the context grow and shrink as it would with a real model.
+	const promptTokens = Math.ceil(raw.length / 4);
+	for (const event of sse(reply, index, promptTokens)) response.write(`data: ${JSON.stringify(event)}\n\n`);
 	response.end("data: [DONE]\n\n");
 }
 
-function* sse(reply: FakeReply, index: number): Generator<unknown> {
+function* sse(reply: FakeReply, index: number, promptTokens: number): Generator<unknown> {
 	const base = { id: `chatcmpl-${index}`, object: "chat.completion.chunk", created: 1_700_000_000, model: "fake" };
 	const choice = (delta: unknown, finish: string | null) => ({
 		...base,
@@ -112,5 +115,6 @@ function* sse(reply: FakeReply, index: number): Generator<unknown> {
 		}
 		yield choice({}, "tool_calls");
 	}
-	yield { ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+	const usage = { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 };
+	yield { ...base, choices: [], usage };
 }
