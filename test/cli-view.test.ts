@@ -11,6 +11,7 @@ import { editNotes, renderHidden } from "../src/view/context-edit-view.js";
 import { renderExplanation } from "../src/view/explain-view.js";
 import { renderFooter, renderMessages, totals } from "../src/view/render.js";
 import { createStyle } from "../src/view/style.js";
+import { cli } from "./fixtures/sessions/run-cli.js";
 
 const style = createStyle(false);
 const tool = (name: string) => ({
@@ -345,5 +346,62 @@ describe("--explain on a history whose getters throw", () => {
 			"   [1] user  dropped, excluded from context by convert-to-llm:model-roles",
 			"   [2] user  dropped, excluded from context by convert-to-llm:model-roles",
 		]);
+	});
+});
+
+describe("the view of values that have no primitive", () => {
+	/** JSON can hold it: `String()` throws on it ("Cannot convert object to primitive value"). */
+	const NO_PRIMITIVE = { valueOf: 0, toString: 0 };
+	const assistant = (content: unknown[], extra: object = {}) => ({
+		role: "assistant",
+		content,
+		provider: "p",
+		model: "m",
+		stopReason: "stop",
+		timestamp: 0,
+		...extra,
+	});
+	const fields: { field: string; message: object }[] = [
+		{ field: "a text block's text", message: { role: "user", content: [{ type: "text", text: NO_PRIMITIVE }] } },
+		{ field: "a thinking block's thinking", message: assistant([{ type: "thinking", thinking: NO_PRIMITIVE }]) },
+		{ field: "a tool call's name", message: assistant([{ type: "toolCall", id: "c", name: NO_PRIMITIVE }]) },
+		{
+			field: "an image's mimeType",
+			message: { role: "user", content: [{ type: "image", data: "AAAA", mimeType: NO_PRIMITIVE }] },
+		},
+		{ field: "a block's type", message: assistant([{ type: NO_PRIMITIVE }]) },
+		{ field: "an assistant's errorMessage", message: assistant([], { errorMessage: NO_PRIMITIVE }) },
+		{
+			field: "a system message's text block",
+			message: { role: "system", content: [{ type: "text", text: NO_PRIMITIVE }] },
+		},
+		{ field: "a system message's section", message: { role: "system", content: "", sections: { s: NO_PRIMITIVE } } },
+	];
+
+	it.each(fields)("should show $field as [object Object] in the view and in --explain", async ({ message }) => {
+		const stdin = JSON.stringify([{ timestamp: 0, ...message }]);
+		for (const argv of [["-"], ["--explain", "-"]]) {
+			const run = await cli(argv, { stdin });
+			expect(run.stderr).not.toContain("unexpected error");
+			expect(run.code).toBe(0);
+			expect(run.stdout).toContain("[object Object]");
+		}
+	});
+
+	it("should show a revoked proxy and a throwing getter without ending the view", () => {
+		const { proxy, revoke } = Proxy.revocable({}, {});
+		revoke();
+		const throwing = {
+			get toString(): never {
+				throw new Error("no");
+			},
+		};
+		const list = [
+			{ role: "user", content: [{ type: "text", text: proxy }], timestamp: 0 },
+			assistant([{ type: "toolCall", id: "c", name: throwing, arguments: { big: 1n } }]),
+		] as unknown as Message[];
+		const lines = renderMessages(list, totals(list), { style, width: 120 });
+		expect(lines[1]).toBe("   [a value that cannot be shown]");
+		expect(lines[3]).toBe("   → [object Object] [object Object]");
 	});
 });

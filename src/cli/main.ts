@@ -6,7 +6,7 @@ import { ConvertToLlmError } from "../errors.js";
 import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
-import { errorText, isInstance } from "../values.js";
+import { errorText, isInstance, textOf } from "../values.js";
 import { explanationToJson } from "../view/explain-view.js";
 import { format } from "../view/render.js";
 import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "../view/style.js";
@@ -184,7 +184,7 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 /** A plugin's name, read again after it was checked: a getter may throw now. */
 function nameOf(plugin: { name: unknown }): string {
 	try {
-		return String(plugin.name);
+		return textOf(plugin.name);
 	} catch {
 		return "(a name that cannot be read)";
 	}

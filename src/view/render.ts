@@ -3,7 +3,7 @@
  * footer with counts per role, characters and an estimated token count.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import { isNonTextBlock, isRecord } from "../values.js";
+import { isNonTextBlock, isRecord, textOf } from "../values.js";
 import { label, type Style, sanitize } from "./style.js";
 import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
@@ -169,9 +169,9 @@ function blocksOf(message: Message): readonly unknown[] {
 const isBlock = (value: unknown): value is Block => isRecord(value);
 
 function blockText(block: Block): string {
-	if (block.type === "text") return String(block.text ?? "");
-	if (block.type === "thinking") return String(block.thinking ?? "");
-	if (block.type === "toolCall") return String(block.name) + JSON.stringify(block.arguments ?? {});
+	if (block.type === "text") return textOf(block.text ?? "");
+	if (block.type === "thinking") return textOf(block.thinking ?? "");
+	if (block.type === "toolCall") return textOf(block.name) + argumentsText(block.arguments);
 	return "";
 }
 
@@ -190,23 +190,23 @@ function bodyParts(message: Message, style: Style): Part[] {
 	const strict = sendsBlocksAsImages(message);
 	for (const block of blocksOf(message)) {
 		if (!isBlock(block)) parts.push({ text: `[${block === null ? "null" : typeof block} block]`, paint: style.dim });
-		else if (block.type === "text") parts.push({ text: String(block.text ?? "") });
+		else if (block.type === "text") parts.push({ text: textOf(block.text ?? "") });
 		else if (block.type === "thinking")
-			parts.push({ text: `[thinking] ${String(block.thinking ?? "")}`, paint: style.dim });
+			parts.push({ text: `[thinking] ${textOf(block.thinking ?? "")}`, paint: style.dim });
 		else if (block.type === "toolCall")
-			parts.push({ text: `→ ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`, paint: style.blue });
+			parts.push({ text: `→ ${textOf(block.name)} ${argumentsText(block.arguments)}`, paint: style.blue });
 		else if (isImage(block, strict)) {
 			// A block typed otherwise ("Image", or none) is still sent as an image: say what it was.
 			const typed =
 				block.type === "image" ? "" : ` (type ${block.type === undefined ? "missing" : label(block.type)})`;
 			parts.push({
-				text: `[image${typed} ${String(block.mimeType)} · ${imageSize(block.data)}]`,
+				text: `[image${typed} ${textOf(block.mimeType)} · ${imageSize(block.data)}]`,
 				paint: style.magenta,
 			});
-		} else parts.push({ text: `[${String(block.type)} block]`, paint: style.dim });
+		} else parts.push({ text: `[${textOf(block.type)} block]`, paint: style.dim });
 	}
 	if (message.role === "assistant" && message.errorMessage) {
-		parts.push({ text: `[error] ${message.errorMessage}`, paint: style.red });
+		parts.push({ text: `[error] ${textOf(message.errorMessage)}`, paint: style.red });
 	}
 	return parts;
 }
@@ -294,6 +294,19 @@ function cut(text: string, width: number, paint?: Paint): string {
 		shown += "…";
 	}
 	return paint === undefined ? shown : paint(shown);
+}
+
+/**
+ * A tool call's arguments as JSON, as the view shows and counts them: `{}` when there are none, and
+ * the arguments' text when they cannot be written as JSON (a bigint or a throwing `toJSON` a plugin
+ * put there, or nesting too deep).
+ */
+function argumentsText(value: unknown): string {
+	try {
+		return JSON.stringify(value ?? {}) ?? textOf(value);
+	} catch {
+		return textOf(value);
+	}
 }
 
 function imageSize(data: unknown): string {

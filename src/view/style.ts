@@ -1,3 +1,5 @@
+import { textOf } from "../values.js";
+
 /** ANSI styling for the terminal view, or none: the same functions either way. */
 export interface Style {
 	readonly enabled: boolean;
@@ -64,7 +66,7 @@ export function wantsColor(isTTY: boolean | undefined, env: Readonly<Record<stri
  * number where pi writes a string, say) is printed as `String()` gives it. One pass, no regex.
  */
 export function sanitize(value: unknown): string {
-	const text = typeof value === "string" ? value : toText(value);
+	const text = typeof value === "string" ? value : textOf(value);
 	let result = "";
 	let from = 0;
 	for (let i = 0; i < text.length; i++) {
@@ -149,7 +151,7 @@ const LINE_MAX = 2000;
  * 2,000, and the rest is {@link sanitize}d. Linear in the text, with no regex on it.
  */
 export function oneLine(value: unknown): string {
-	const text = typeof value === "string" ? value : toText(value);
+	const text = typeof value === "string" ? value : textOf(value);
 	const lines = text.split("\n");
 	let joined = lines.length === 1 ? text : "";
 	if (lines.length > 1) {
@@ -169,7 +171,7 @@ export function oneLine(value: unknown): string {
 
 /** A history value for a header or a label: sanitized, and cut after `max` characters. */
 export function shown(value: unknown, max = QUOTED_MAX): string {
-	const text = typeof value === "string" ? value : toText(value);
+	const text = typeof value === "string" ? value : textOf(value);
 	if (text.length <= max) return sanitize(text);
 	return `${sanitize(clip(text, max))}…`;
 }
@@ -206,17 +208,4 @@ function capQuoted(text: string): string {
 function clip(text: string, max: number): string {
 	const last = text.charCodeAt(max - 1);
 	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
-
-function toText(value: unknown): string {
-	try {
-		return String(value);
-	} catch {
-		// An object without a prototype (or with a throwing toString, or a Proxy) has no text of its own.
-		try {
-			return Object.prototype.toString.call(value);
-		} catch {
-			return "[a value that cannot be shown]";
-		}
-	}
 }
