@@ -1,4 +1,5 @@
 import { textOf } from "../values.js";
+import { escapeInvisible, showInvisible } from "./invisible.js";
 
 /** ANSI styling for the terminal view, or none: the same functions either way. */
 export interface Style {
@@ -60,85 +61,26 @@ export function wantsColor(isTTY: boolean | undefined, env: Readonly<Record<stri
 
 /**
  * A value from a history, made safe to print: a session can hold escape sequences that would drive
- * the terminal, so control characters are shown, not sent. C0 and C1 controls become `␛` (ESC) or
- * `�` (tabs become two spaces); invisible and bidi format characters, which would hide or reorder
- * what the model reads, are shown escaped and marked: `⟨U+202E⟩`. A value that is not a string (a
- * number where pi writes a string, say) is printed as `String()` gives it. One pass, no regex.
+ * the terminal, and characters that print as nothing, so both are shown, not sent. C0 and C1
+ * controls become `␛` (ESC) or `�` (tabs become two spaces); the characters Unicode calls
+ * default-ignorable or format (bidi controls, zero-width characters, variation selectors, tag
+ * characters, …), which would hide or reorder what the model reads, are marked: `⟨U+202E⟩`, a long
+ * run as `⟨U+FE0F ×12⟩`; the joiners and selectors inside an emoji stay (see invisible.ts). A value
+ * that is not a string is printed as {@link textOf} gives it. Linear in the text.
  */
 export function sanitize(value: unknown): string {
-	const text = typeof value === "string" ? value : textOf(value);
-	let result = "";
-	let from = 0;
-	for (let i = 0; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		let shown: string;
-		if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) shown = code === 0x09 ? "  " : code === 0x1b ? "␛" : "�";
-		else if (isFormat(code)) shown = `⟨U+${hex(code)}⟩`;
-		else if (isTag(text, i)) {
-			shown = `⟨U+E00${hex(text.charCodeAt(i + 1) - 0xdc00).slice(2)}⟩`;
-			result += text.slice(from, i) + shown;
-			from = i + 2;
-			i++;
-			continue;
-		} else continue;
-		result += text.slice(from, i) + shown;
-		from = i + 1;
-	}
-	return from === 0 ? text : result + text.slice(from);
+	return showInvisible(typeof value === "string" ? value : textOf(value));
 }
 
 /**
- * JSON text made safe for a terminal: C1 controls and the format characters {@link sanitize} marks
- * become `\uXXXX` escapes, so the text still parses to the same value. Only for a TTY: piped JSON is
- * left byte for byte as `JSON.stringify` wrote it. (Outside its strings JSON text is ASCII, and
- * `JSON.stringify` already escapes C0 controls and lone surrogates.)
+ * JSON text made safe for a terminal: DEL, C1 controls and the invisible characters {@link sanitize}
+ * marks become `\uXXXX` escapes, so the text still parses to the same value. Only for a TTY: piped
+ * JSON is left byte for byte as `JSON.stringify` wrote it. (Outside its strings JSON text is ASCII,
+ * and `JSON.stringify` already escapes C0 controls and lone surrogates.)
  */
 export function escapeJsonForTerminal(json: string): string {
-	let result = "";
-	let from = 0;
-	for (let i = 0; i < json.length; i++) {
-		const code = json.charCodeAt(i);
-		if ((code >= 0x7f && code <= 0x9f) || isFormat(code)) {
-			result += `${json.slice(from, i)}\\u${hex(code).toLowerCase()}`;
-			from = i + 1;
-		} else if (isTag(json, i)) {
-			result += `${json.slice(from, i)}\\udb40\\u${hex(json.charCodeAt(i + 1)).toLowerCase()}`;
-			from = i + 2;
-			i++;
-		}
-	}
-	return from === 0 ? json : result + json.slice(from);
+	return escapeInvisible(json);
 }
-
-/**
- * Invisible and bidi format characters: the soft hyphen, the Arabic letter mark, the Mongolian
- * vowel separator, zero-width spaces and joiners, directional marks, line and paragraph separators,
- * bidi embeddings, overrides and isolates, invisible operators, deprecated format controls, the
- * byte order mark and interlinear annotations.
- */
-function isFormat(code: number): boolean {
-	if (code < 0xad) return false;
-	return (
-		code === 0xad ||
-		code === 0x061c ||
-		code === 0x180e ||
-		(code >= 0x200b && code <= 0x200f) ||
-		(code >= 0x2028 && code <= 0x202e) ||
-		(code >= 0x2060 && code <= 0x2064) ||
-		(code >= 0x2066 && code <= 0x206f) ||
-		code === 0xfeff ||
-		(code >= 0xfff9 && code <= 0xfffb)
-	);
-}
-
-/** Unicode tag characters (U+E0000–U+E007F): invisible, and read by models as ASCII. */
-const isTag = (text: string, i: number): boolean => {
-	if (text.charCodeAt(i) !== 0xdb40) return false;
-	const low = text.charCodeAt(i + 1);
-	return low >= 0xdc00 && low <= 0xdc7f;
-};
-
-const hex = (code: number): string => code.toString(16).toUpperCase().padStart(4, "0");
 
 /** Characters of one quoted value that an error line shows; the rest is counted, not shown. */
 const QUOTED_MAX = 80;
