@@ -10,8 +10,8 @@
  * it cannot backtrack: linear in the text.
  */
 
-/** A run of characters that print as nothing, or one control character. */
-const SHOWN = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u2028\u2029]+|[\u0000-\u001f\u007f-\u009f]/gu;
+/** A run of characters that print as nothing, or one control character (Cc: C0, DEL, C1). */
+const SHOWN = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u2028\u2029]+|\p{Cc}/gu;
 /** For JSON text: a run as above, or one DEL or C1 control (`JSON.stringify` escapes C0 itself). */
 const ESCAPED = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u2028\u2029]+|[\u007f-\u009f]/gu;
 /** A character that can start an emoji presentation or sequence (digits and `#*` for keycaps too). */
