@@ -5,6 +5,7 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
+import { terminalColumns } from "../src/cli/terminal-columns.js";
 import type { Explanation, MessageExplanation } from "../src/registry/types.js";
 import type { ContextEditEffect } from "../src/session/index.js";
 import { editNotes, renderHidden } from "../src/view/context-edit-view.js";
@@ -14,6 +15,7 @@ import { createStyle } from "../src/view/style.js";
 import { cli } from "./fixtures/sessions/run-cli.js";
 
 const style = createStyle(false);
+const columns = terminalColumns();
 const tool = (name: string) => ({
 	name,
 	description: `${name} a file`,
@@ -40,7 +42,7 @@ const controls = (text = ""): string[] =>
 const hi = { role: "user", content: "hi", timestamp: 1 };
 const view = (messages: readonly unknown[], notes?: (string | undefined)[]): string[] => {
 	const list = messages as Message[];
-	return renderMessages(list, totals(list), { style, width: 120, notes });
+	return renderMessages(list, totals(list), { style, width: 120, columns, notes });
 };
 
 describe("the view of system messages", () => {
@@ -270,7 +272,10 @@ describe("the view of long and hostile labels", () => {
 
 	it("should sanitize and cut provider, model, stopReason, toolName and roles in the headers and the footer", () => {
 		const counts = totals(hostile);
-		const lines = [...renderMessages(hostile, counts, { style, width: 120 }), ...renderFooter(counts, 3, style)];
+		const lines = [
+			...renderMessages(hostile, counts, { style, width: 120, columns }),
+			...renderFooter(counts, 3, style),
+		];
 		for (const line of lines) {
 			expect(controls(line)).toEqual([]);
 			expect(line.length).toBeLessThan(300);
@@ -400,7 +405,7 @@ describe("the view of values that have no primitive", () => {
 			{ role: "user", content: [{ type: "text", text: proxy }], timestamp: 0 },
 			assistant([{ type: "toolCall", id: "c", name: throwing, arguments: { big: 1n } }]),
 		] as unknown as Message[];
-		const lines = renderMessages(list, totals(list), { style, width: 120 });
+		const lines = renderMessages(list, totals(list), { style, width: 120, columns });
 		expect(lines[1]).toBe("   [a value that cannot be shown]");
 		expect(lines[3]).toBe("   → [object Object] [object Object]");
 	});

@@ -15,6 +15,7 @@ import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
+import { terminalColumns } from "./terminal-columns.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -134,6 +135,7 @@ function view(
 		explain: options.explain,
 		style,
 		width,
+		columns: terminalColumns(),
 	});
 	for (const line of body) lines.push(line);
 	return lines;

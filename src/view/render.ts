@@ -4,7 +4,8 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { isNonTextBlock, isRecord, textOf } from "../values.js";
-import { label, type Style, sanitize } from "./style.js";
+import { type Columns, fitLine } from "./columns.js";
+import { label, type Style } from "./style.js";
 import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
 /** Lines of a block shown before and after the fold. */
@@ -18,6 +19,8 @@ export interface ViewOptions {
 	style: Style;
 	/** Columns available; longer lines are cut with `…`. */
 	width: number;
+	/** How the width of a line is measured and a line cut: terminal columns, not UTF-16 units. */
+	columns: Columns;
 	/** Where each output came from (`bashExecution a1b2c3d4`), shown after its role. */
 	sources?: readonly (string | undefined)[];
 	/** A note on each output, shown after its facts (`content replaced by context_edit 5e6f7a8b`). */
@@ -42,7 +45,7 @@ type Block = { type: string; [key: string]: unknown };
 /** The blocks of `messages`, each with its index (as in `--json`); `counts` is `totals(messages)`. */
 export function renderMessages(messages: readonly Message[], counts: Totals, view: ViewOptions): string[] {
 	const out: string[] = [];
-	const width = view.width - 3;
+	const width = Math.max(1, view.width - 3);
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
 		const source = view.sources?.[i];
@@ -53,7 +56,8 @@ export function renderMessages(messages: readonly Message[], counts: Totals, vie
 		out.push(`${view.style.bold(`#${i}`)} ${roleLabel(message.role, view.style)}${from}${meta}${noted}`);
 		// Only the shown lines are made printable, and only as much of each as fits.
 		for (const line of foldedLines(bodyParts(message, view.style), view.style)) {
-			out.push(`   ${cut(sanitize(line.text.slice(0, width + 1)), width, line.paint)}`);
+			const shown = fitLine(line.text, width, view.columns);
+			out.push(`   ${line.paint === undefined ? shown : line.paint(shown)}`);
 		}
 	}
 	return out;
@@ -282,18 +286,6 @@ function lastLines(text: string, count: number): string[] {
 		end = start;
 	}
 	return lines;
-}
-
-function cut(text: string, width: number, paint?: Paint): string {
-	let shown = text;
-	if (text.length > width) {
-		shown = text.slice(0, Math.max(1, width - 1));
-		// Never split a surrogate pair.
-		const last = shown.charCodeAt(shown.length - 1);
-		if (last >= 0xd800 && last <= 0xdbff) shown = shown.slice(0, -1);
-		shown += "…";
-	}
-	return paint === undefined ? shown : paint(shown);
 }
 
 /**
