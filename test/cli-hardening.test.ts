@@ -291,6 +291,40 @@ function fastest(fn: () => unknown): number {
 }
 
 describe("oneLine", () => {
+	const SESSION =
+		"/home/someone/.pi/agent/sessions/--home-someone-projects-work--/2026-01-31T12-00-00-000Z_0193abcd-ef01-7abc-8def-0123456789ab.jsonl";
+
+	it.each([
+		[
+			"a pi session path, keeping its directory and both ends of its file name",
+			SESSION,
+			"…/--home-someone-projects-work--/2026-01-31T1…-ef01-7abc-8def-0123456789ab.jsonl",
+		],
+		[
+			"a path whose last directories fit, keeping them whole",
+			`/very/long/prefix/${"p".repeat(60)}/sessions/--work--/2026-01-31_abc.jsonl`,
+			"…/sessions/--work--/2026-01-31_abc.jsonl",
+		],
+		["a Windows path", `C:\\Users\\me\\${"d".repeat(70)}\\--work--\\2026_abc.jsonl`, "…\\--work--\\2026_abc.jsonl"],
+	])("should keep the end of %s when it cuts it", (_what, path, shown) => {
+		const line = oneLine(`"${path}" is empty.`);
+		expect(line).toBe(`"${shown}" is empty.`);
+		expect(shown.length).toBeLessThanOrEqual(80);
+	});
+
+	it("should keep a session path's end in the CLI's error for a missing file", async () => {
+		const run = await cli([SESSION]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toContain(
+			'cannot read "…/--home-someone-projects-work--/2026-01-31T1…-ef01-7abc-8def-0123456789ab.jsonl"',
+		);
+	});
+
+	it("should count what it cut in the singular when it is one", () => {
+		expect(oneLine(`role "${"x".repeat(81)}"`)).toBe(`role "${"x".repeat(80)}… (1 more character)"`);
+		expect(oneLine(`role "${"x".repeat(82)}"`)).toBe(`role "${"x".repeat(80)}… (2 more characters)"`);
+	});
+
 	it("should fold each whitespace run around a line break into one space, as /\\s*\\n\\s*/g did (property)", () => {
 		const piece = fc.constantFrom("a", "b", " ", "\t", "\n", "\r", "\u00a0", "\u2003", "x y");
 		fc.assert(

@@ -410,3 +410,25 @@ describe("the view of values that have no primitive", () => {
 		expect(lines[3]).toBe("   → [object Object] [object Object]");
 	});
 });
+
+describe("the view's counts", () => {
+	it("should say 1 AgentMessage, 1 char and 1 more warning in the singular", async () => {
+		const one = await cli(["-"], { stdin: JSON.stringify([{ role: "user", content: "x", timestamp: 0 }]) });
+		expect(one.stdout.split("\n")[0]).toBe("stdin · JSON of 1 AgentMessage");
+		expect(one.stdout).toContain("#0 user ← user [0] · 1 char\n");
+		const two = await cli(["-"], {
+			stdin: JSON.stringify([
+				{ role: "user", content: "xy", timestamp: 0 },
+				{ role: "user", content: "z", timestamp: 0 },
+			]),
+		});
+		expect(two.stdout.split("\n")[0]).toBe("stdin · JSON of 2 AgentMessages");
+		const unknown = (n: number) => Array.from({ length: n }, (_, i) => ({ role: `ticket${i}`, timestamp: 0 }));
+		const eleven = await cli(["-"], { stdin: JSON.stringify(unknown(11)) });
+		expect(eleven.stderr.trim().split("\n").at(-1)).toBe(
+			"convert-to-llm: … and 1 more warning (run with --explain to see each message's fate)",
+		);
+		const twelve = await cli(["-"], { stdin: JSON.stringify(unknown(12)) });
+		expect(twelve.stderr).toContain("… and 2 more warnings");
+	});
+});

@@ -8,7 +8,7 @@ import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
 import { errorText, isInstance, textOf } from "../values.js";
 import { explanationToJson } from "../view/explain-view.js";
-import { format } from "../view/render.js";
+import { format, plural } from "../view/render.js";
 import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
@@ -234,7 +234,7 @@ function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: C
 		if (session.model !== null) parts.push(`${shown(session.model.provider)}/${shown(session.model.modelId)}`);
 		if (session.thinkingLevel !== "off") parts.push(`thinking ${shown(session.thinkingLevel)}`);
 	} else {
-		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${format(input.messages.length)} AgentMessages`);
+		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${plural(input.messages.length, "AgentMessage")}`);
 	}
 	const plugins = ["pi's default preset"];
 	for (const { spec, plugins: list } of loaded) {
@@ -249,6 +249,6 @@ function writeWarnings(io: CliIo, warnings: readonly string[], explained: boolea
 	for (let i = 0; i < shownCount; i++) io.stderr.write(`convert-to-llm: warning: ${oneLine(warnings[i])}\n`);
 	if (warnings.length > shownCount) {
 		const hint = explained ? "" : " (run with --explain to see each message's fate)";
-		io.stderr.write(`convert-to-llm: … and ${warnings.length - shownCount} more warnings${hint}\n`);
+		io.stderr.write(`convert-to-llm: … and ${plural(warnings.length - shownCount, "more warning")}${hint}\n`);
 	}
 }

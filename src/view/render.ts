@@ -122,7 +122,6 @@ export function totals(messages: readonly Message[]): Totals {
 export function renderFooter(counts: Totals, inputCount: number, style: Style): string[] {
 	const { byRole, chars, images, tools, toolChars, tokens } = counts;
 	const roles = [...byRole].map(([role, count]) => `${format(count)} ${label(role)}`).join(" · ");
-	const plural = (n: number, word: string) => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const imageText = images === 0 ? "" : ` · ${plural(images, "image")}`;
 	const toolText =
 		tools === 0 ? "" : ` · ${plural(tools, "tool")} declared (${plural(toolChars, "schema character")})`;
@@ -137,6 +136,9 @@ export function renderFooter(counts: Totals, inputCount: number, style: Style): 
 
 export const format = (n: number): string => n.toLocaleString("en-US");
 
+/** `1 message`, `2 messages`, `1,200 tokens`: a count with its word, in the plural unless it is 1. */
+export const plural = (n: number, word: string): string => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
+
 function roleLabel(role: unknown, style: Style): string {
 	if (role === "user") return style.green(role);
 	if (role === "assistant") return style.cyan(role);
@@ -149,7 +151,7 @@ function metaOf(message: Message, index: number, chars: number, style: Style): s
 	const parts: string[] = [];
 	if (isSystemMessage(message)) {
 		const facts = systemMeta(message, index === 0);
-		parts.push(facts[0] as string, `${format(chars)} chars`);
+		parts.push(facts[0] as string, plural(chars, "char"));
 		for (let f = 1; f < facts.length; f++) parts.push(facts[f] as string);
 		return style.dim(` · ${parts.join(" · ")}`);
 	}
@@ -159,7 +161,7 @@ function metaOf(message: Message, index: number, chars: number, style: Style): s
 		parts.push(label(message.toolName));
 		if (message.isError) parts.push(style.red("error"));
 	}
-	parts.push(`${format(chars)} chars`);
+	parts.push(plural(chars, "char"));
 	return style.dim(` · ${parts.join(" · ")}`);
 }
 
@@ -249,7 +251,7 @@ function foldedLines(parts: readonly Part[], style: Style): Line[] {
 	let hiddenChars = chars;
 	for (const line of head) hiddenChars -= line.text.length;
 	for (const line of tail) hiddenChars -= line.text.length;
-	const fold = `⋯ ${format(count - HEAD - TAIL)} more lines (${format(hiddenChars)} chars) ⋯`;
+	const fold = `⋯ ${format(count - HEAD - TAIL)} more lines (${plural(hiddenChars, "char")}) ⋯`;
 	return [...head, { text: fold, paint: style.dim }, ...tail];
 }
 

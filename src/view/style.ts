@@ -89,8 +89,8 @@ const LINE_MAX = 2000;
 
 /**
  * A message (an error's, say) as one printable line: each run of whitespace around a line break
- * becomes one space, a quoted value (a role, an id) longer than 80 characters is cut, the line after
- * 2,000, and the rest is {@link sanitize}d. Linear in the text, with no regex on it.
+ * becomes one space, a quoted value (a role, an id) longer than 80 characters is cut (a path at its
+ * start, so that its file name shows), the line after 2,000, and the rest is {@link sanitize}d. Linear in the text, with no regex on it.
  */
 export function oneLine(value: unknown): string {
 	const text = typeof value === "string" ? value : textOf(value);
@@ -108,7 +108,7 @@ export function oneLine(value: unknown): string {
 	}
 	const capped = capQuoted(joined);
 	if (capped.length <= LINE_MAX) return sanitize(capped);
-	return `${sanitize(clip(capped, LINE_MAX))}… (${(capped.length - LINE_MAX).toLocaleString("en-US")} more characters)`;
+	return `${sanitize(clip(capped, LINE_MAX))}… (${more(capped.length - LINE_MAX, "character")})`;
 }
 
 /** A history value for a header or a label: sanitized, and cut after `max` characters. */
@@ -137,13 +137,71 @@ function capQuoted(text: string): string {
 		while (close < text.length && text.charCodeAt(close) !== 0x22) close += text.charCodeAt(close) === 0x5c ? 2 : 1;
 		const length = Math.min(close, text.length) - open - 1;
 		if (length > QUOTED_MAX) {
-			const more = (length - QUOTED_MAX).toLocaleString("en-US");
-			result += `${text.slice(from, open + 1)}${clip(text.slice(open + 1, open + 1 + QUOTED_MAX), QUOTED_MAX)}… (${more} more characters)`;
+			const value = text.slice(open + 1, open + 1 + length);
+			const cut = isPath(value)
+				? pathEnd(value, QUOTED_MAX)
+				: `${clip(value, QUOTED_MAX)}… (${more(length - QUOTED_MAX, "character")})`;
+			result += `${text.slice(from, open + 1)}${cut}`;
 			from = Math.min(close, text.length);
 		}
 		open = close >= text.length ? -1 : text.indexOf('"', close + 1);
 	}
 	return from === 0 ? text : result + text.slice(from);
+}
+
+/** `1 more character`, `2 more characters`. */
+const more = (count: number, word: string): string =>
+	`${count.toLocaleString("en-US")} more ${word}${count === 1 ? "" : "s"}`;
+
+/** Whether a quoted value reads as a file path: its end (the file name) is what tells it apart. */
+const isPath = (value: string): boolean => value.includes("/") || value.includes("\\");
+
+/**
+ * A long path cut to `max` characters keeping its end: the directories nearest the file that fit,
+ * then the file name (`…/sessions/--home-me-work--/2026-01-31T12-00-00-000Z_0193.jsonl`); where
+ * the last directory and the file name do not fit together, the directory and both ends of the
+ * name (`…/--home-me-work--/2026-01-31T1…0123456789ab.jsonl`).
+ */
+function pathEnd(path: string, max: number): string {
+	const name = lastSeparator(path, path.length - 1);
+	const parent = name > 0 ? lastSeparator(path, name - 1) : -1;
+	if (name === -1 || name === path.length - 1) return `…${tail(path, max - 1)}`;
+	if (parent !== -1 && path.length - parent + 1 <= max) {
+		// Whole directories, as many as fit behind "…".
+		let from = parent;
+		for (
+			let i = lastSeparator(path, parent - 1);
+			i !== -1 && path.length - i + 1 <= max;
+			i = lastSeparator(path, i - 1)
+		) {
+			from = i;
+		}
+		return `…${path.slice(from)}`;
+	}
+	const directory =
+		parent !== -1 && name - parent < max / 2 ? path.slice(parent, name + 1) : path.slice(name, name + 1);
+	const file = path.slice(name + 1);
+	const room = max - 1 - directory.length;
+	if (file.length <= room) return `…${directory}${file}`;
+	const head = Math.min(12, Math.floor(room / 3));
+	return `…${directory}${clip(file, head)}…${tail(file, room - head - 1)}`;
+}
+
+/** The index of the last `/` or `\\` at or before `from`, or -1. */
+function lastSeparator(text: string, from: number): number {
+	for (let i = from; i >= 0; i--) {
+		const code = text.charCodeAt(i);
+		if (code === 0x2f || code === 0x5c) return i;
+	}
+	return -1;
+}
+
+/** The last `count` characters of `text`, never starting inside a surrogate pair. */
+function tail(text: string, count: number): string {
+	let start = Math.max(0, text.length - count);
+	const first = text.charCodeAt(start);
+	if (first >= 0xdc00 && first <= 0xdfff) start++;
+	return text.slice(start);
 }
 
 /** The first `max` characters of `text`, never ending inside a surrogate pair. */
