@@ -87,6 +87,34 @@ export function describeValue(value: unknown): string {
 }
 
 /**
+ * The text of any value where a view or a message prints it: a string as it is, anything else as
+ * `String()` gives it (`5`, `true`, `[object Object]`), and where `String()` throws (an object whose
+ * `valueOf` and `toString` are not functions, `Object.create(null)`, a revoked proxy, a throwing
+ * getter or `toString`, a symbol's description), `Object.prototype.toString`'s tag, or
+ * `[a value that cannot be shown]`.
+ *
+ * Contract: never throws; returns a string for every value, so that a field the history filled with
+ * `{"valueOf":0,"toString":0}` shows as `[object Object]` instead of ending the view. The one text
+ * of a value used by the views, `--explain` and every error message that quotes a value.
+ *
+ * @example
+ * textOf({ valueOf: 0, toString: 0 }); // "[object Object]"
+ * textOf(42);                          // "42"
+ */
+export function textOf(value: unknown): string {
+	if (typeof value === "string") return value;
+	try {
+		return String(value);
+	} catch {
+		try {
+			return Object.prototype.toString.call(value);
+		} catch {
+			return "[a value that cannot be shown]";
+		}
+	}
+}
+
+/**
  * A string in double quotes (cut to about 200 characters), anything else {@link describeValue described}.
  *
  * Contract: never throws; safe for bigints, symbols, cycles and proxies.
@@ -130,7 +158,7 @@ export function isInstance<T>(value: unknown, type: abstract new (...args: never
 export function errorText(cause: unknown): string {
 	let text: string;
 	try {
-		text = cause instanceof Error ? String(cause.message) : String(cause);
+		text = cause instanceof Error ? textOf(cause.message) : String(cause);
 	} catch {
 		text = describeValue(cause);
 	}

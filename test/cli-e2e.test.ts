@@ -200,14 +200,53 @@ describe("the convert-to-llm binary when a run cannot finish", () => {
 		[
 			"an afterConvertAsync tap",
 			'export default { name: "t", apply(r) { r.hooks.afterConvertAsync.tapPromise("t", () => new Promise(() => {})); } };',
-			/the conversion never finished: a plugin's async hook \(an afterConvertAsync tap\) returned a promise that never settles/,
+			/the conversion did not finish: an afterConvertAsync tap of plugin "t" did not settle within 1000 ms \(--timeout\)/,
 		],
 	])(
 		"should exit 2 with a message, not 0 with no output, when a plugin's %s never settles",
 		(what, source, message) => {
 			const path = plugin(what.startsWith("a top") ? "tla.mjs" : "tap.mjs", source);
 			for (const args of [["--json"], []]) {
-				const run = spawn([...args, "--plugin", path, MESSAGES], { timeout: 20_000 });
+				const run = spawn([...args, "--timeout", "1000", "--plugin", path, MESSAGES], { timeout: 20_000 });
+				expect(run.stdout).toBe("");
+				oneLine(run, 2, message);
+			}
+		},
+	);
+
+	/** A module that leaves a timer running for ever, as a plugin with a poller or a heartbeat does. */
+	const TICKING = "setInterval(() => {}, 1000);\n";
+
+	it("should exit when its work is done, whatever timer a plugin left running", () => {
+		const path = plugin("ticking.mjs", `${TICKING}export default { name: "ticker", apply() {} };`);
+		for (const args of [["--json"], [], ["--explain"]]) {
+			const start = Date.now();
+			const run = spawn([...args, "--plugin", path, MESSAGES], { timeout: 20_000 });
+			expect(run.status).toBe(0);
+			expect(run.stdout.length).toBeGreaterThan(0);
+			expect(Date.now() - start).toBeLessThan(15_000);
+		}
+		const json = spawn(["--json", "--plugin", path, MESSAGES], { timeout: 20_000 });
+		expect(JSON.parse(json.stdout)).toEqual(JSON.parse(spawn(["--json", MESSAGES]).stdout));
+	});
+
+	it.each([
+		[
+			"an afterConvertAsync tap",
+			'export default { name: "stuck", apply(r) { r.hooks.afterConvertAsync.tapPromise("stuck", () => new Promise(() => {})); } };',
+			/^convert-to-llm: the conversion did not finish: an afterConvertAsync tap of plugin "stuck" did not settle within 1000 ms \(--timeout\)\. Nothing was printed/,
+		],
+		[
+			"a top-level await",
+			'await new Promise(() => {});\nexport default { name: "t", apply() {} };',
+			/^convert-to-llm: plugin module ".*ticking-tla\.mjs" did not finish loading within 1000 ms \(--timeout\)/,
+		],
+	])(
+		"should fail with one line after --timeout, not hang, when %s never settles and a timer keeps the process alive",
+		(what, source, message) => {
+			const path = plugin(what.startsWith("a top") ? "ticking-tla.mjs" : "ticking-tap.mjs", `${TICKING}${source}`);
+			for (const args of [["--json"], [], ["--explain"], ["--json", "--strict"], ["--strict"]]) {
+				const run = spawn([...args, "--timeout", "1000", "--plugin", path, MESSAGES], { timeout: 20_000 });
 				expect(run.stdout).toBe("");
 				oneLine(run, 2, message);
 			}

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseCliArgs } from "../src/cli/args.js";
 import { main } from "../src/cli/main.js";
 import { readStreamBounded } from "../src/cli/read-input.js";
 import { cli, writeModule } from "./fixtures/sessions/run-cli.js";
@@ -210,5 +211,51 @@ describe("convert-to-llm exit status", () => {
 				"convert-to-llm: cannot write the output: ENOSPC: write failed. Free space on the device, or write somewhere else.\n",
 			);
 		}
+	});
+});
+
+describe("convert-to-llm --timeout", () => {
+	it.each(["abc", "0", "-5", "1.5", "1e3", "2147483648", ""])(
+		"should refuse --timeout %j with one line naming the accepted values",
+		async (value) => {
+			const run = await cli([`--timeout=${value}`, "-"], { stdin: "[]" });
+			expect(run).toMatchObject({ code: 2, stdout: "" });
+			expect(run.stderr).toBe(
+				`convert-to-llm: --timeout takes a whole number of milliseconds from 1 to 2147483647 (30000 is 30 s), not ${JSON.stringify(value)}.\n`,
+			);
+		},
+	);
+
+	it("should take whole milliseconds, 30 s by default", () => {
+		expect(parseCliArgs(["in.json"]).timeout).toBe(30_000);
+		expect(parseCliArgs(["--timeout", "250", "in.json"]).timeout).toBe(250);
+		expect(parseCliArgs(["--timeout", "2147483647", "in.json"]).timeout).toBe(2_147_483_647);
+	});
+
+	it("should fail the run, strict or not, when an async tap does not settle within it, and print nothing", async () => {
+		const path = module(
+			"slow-tap.mjs",
+			'export default { name: "slow", apply(r) { r.hooks.afterConvertAsync.tapPromise("slow", () => new Promise((done) => setTimeout(done, 5_000))); } };',
+		);
+		const history = JSON.stringify([{ role: "user", content: "hi", timestamp: 0 }]);
+		for (const args of [["--json"], [], ["--explain"], ["--strict", "--json"], ["--strict"]]) {
+			const run = await cli([...args, "--timeout", "50", "--plugin", path, "-"], { stdin: history });
+			expect(run).toMatchObject({ code: 2, stdout: "" });
+			expect(run.stderr).toBe(
+				'convert-to-llm: the conversion did not finish: an afterConvertAsync tap of plugin "slow" did not settle within 50 ms (--timeout). Nothing was printed, since that tap may be the one that redacts. Fix the plugin, leave out its --plugin, or raise --timeout.\n',
+			);
+		}
+	});
+
+	it("should let a tap that settles within it through", async () => {
+		const path = module(
+			"quick-tap.mjs",
+			'export default { name: "quick", apply(r) { r.hooks.afterConvertAsync.tapPromise("quick", async (m) => m); } };',
+		);
+		const run = await cli(["--json", "--timeout", "5000", "--plugin", path, "-"], {
+			stdin: JSON.stringify([{ role: "user", content: "hi", timestamp: 0 }]),
+		});
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(JSON.parse(run.stdout)).toHaveLength(1);
 	});
 });

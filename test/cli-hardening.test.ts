@@ -32,20 +32,38 @@ const BIDI_SHOWN = "⟨U+202E⟩ab⟨U+202C⟩⟨U+200B⟩⟨U+2066⟩c⟨U+2069
 const HOSTILE = `${C1}${BIDI}`;
 const HOSTILE_SHOWN = `�2J�${BIDI_SHOWN}`;
 
-/** Any character a terminal would act on or hide: C0 (but \n), DEL, C1, and the marked format set. */
+/** Unicode's characters that print as nothing (4,206 code points), and the line and paragraph separators. */
+const INVISIBLE = /^[\p{Default_Ignorable_Code_Point}\p{Cf}\u2028\u2029]$/u;
+
+/**
+ * Any character a terminal would act on or hides: C0 (but \n), DEL, C1, and the invisible set,
+ * except the glue inside an emoji (one U+FE0E/FE0F after an emoji character, a zero-width joiner
+ * between pictographs).
+ */
 const UNSAFE = {
 	test(text: string): boolean {
-		for (const char of text) {
+		const chars = [...text];
+		for (let i = 0; i < chars.length; i++) {
+			const char = chars[i] as string;
 			const code = char.codePointAt(0) as number;
 			if ((code < 0x20 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f)) return true;
-			if (code === 0xad || code === 0x061c || code === 0x180e || code === 0xfeff) return true;
-			if ((code >= 0x200b && code <= 0x200f) || (code >= 0x2028 && code <= 0x202e)) return true;
-			if ((code >= 0x2060 && code <= 0x206f) || (code >= 0xfff9 && code <= 0xfffb)) return true;
-			if (code >= 0xe0000 && code <= 0xe007f) return true;
+			if (!INVISIBLE.test(char) || isGlue(chars, i)) continue;
+			return true;
 		}
 		return false;
 	},
 };
+function isGlue(chars: readonly string[], i: number): boolean {
+	const char = chars[i];
+	const before = chars[i - 1] ?? "";
+	if (char === "\ufe0f" || char === "\ufe0e") {
+		if (/^\p{Emoji}$/u.test(before)) return !INVISIBLE.test(chars[i + 1] ?? "") || chars[i + 1] === "\u200d";
+		return false;
+	}
+	if (char !== "\u200d") return false;
+	const emoji = before === "\ufe0f" ? (chars[i - 2] ?? "") : before;
+	return /^\p{Emoji}$/u.test(emoji) && /^\p{Extended_Pictographic}$/u.test(chars[i + 1] ?? "");
+}
 
 const lines = (text: string): string[] => text.trim().split("\n");
 
@@ -76,6 +94,64 @@ describe("sanitize", () => {
 		const text = "Grüße, naïve café — 東京 😀 ✓";
 		expect(sanitize(text)).toBe(text);
 		expect(escapeJsonForTerminal(text)).toBe(text);
+	});
+
+	it("should mark every one of Unicode's default-ignorable and format characters, and escape it in JSON", () => {
+		let marked = 0;
+		for (let code = 0; code <= 0x10ffff; code++) {
+			if (code >= 0xd800 && code <= 0xdfff) continue;
+			const char = String.fromCodePoint(code);
+			if (!INVISIBLE.test(char)) continue;
+			const hex = code.toString(16).toUpperCase().padStart(4, "0");
+			if (sanitize(`a${char}b`) !== `a⟨U+${hex}⟩b`) throw new Error(`U+${hex} is not marked`);
+			const escaped = escapeJsonForTerminal(JSON.stringify(`a${char}b`));
+			if (UNSAFE.test(escaped) || JSON.parse(escaped) !== `a${char}b`) throw new Error(`U+${hex} is not escaped`);
+			marked++;
+		}
+		expect(marked).toBeGreaterThanOrEqual(4206);
+	});
+
+	it.each([
+		["variation selectors", "\ufe00\ufe0f", "⟨U+FE00⟩⟨U+FE0F⟩"],
+		["a supplementary variation selector", "\u{e0100}", "⟨U+E0100⟩"],
+		["Hangul fillers", "\u115f\u1160\u3164\uffa0", "⟨U+115F…U+FFA0 ×4⟩"],
+		["the combining grapheme joiner", "\u034f", "⟨U+034F⟩"],
+		["an unassigned default-ignorable code point", "\u{e0fff}", "⟨U+E0FFF⟩"],
+	])("should mark %s, which used to pass raw", (_what, text, shown) => {
+		expect(sanitize(`x${text}y`)).toBe(`x${shown}y`);
+	});
+
+	it("should make a payload hidden in variation selectors after an emoji visible, with one marker for the run", () => {
+		const payload = [..."secret"].map((c) => String.fromCodePoint(0xe0100 + c.charCodeAt(0) - 16)).join("");
+		const shown = sanitize(`ok 😀${payload} done`);
+		expect(shown).toBe("ok 😀⟨U+E0163…U+E0164 ×6⟩ done");
+		expect(sanitize(`😀${"\ufe0f".repeat(12)}`)).toBe("😀⟨U+FE0F ×12⟩");
+		expect(UNSAFE.test(shown)).toBe(false);
+	});
+
+	it("should keep the joiners and selectors that make an emoji, in the view and in JSON", () => {
+		const emoji = ["❤️", "1️⃣", "👩‍💻", "👨‍👩‍👧‍👦", "❤️‍🔥", "👁️‍🗨️", "🏳️‍🌈", "👩🏽‍🚀", "✅ ✅"];
+		for (const text of emoji) {
+			expect(sanitize(text)).toBe(text);
+			expect(escapeJsonForTerminal(JSON.stringify(text))).toBe(JSON.stringify(text));
+			expect(UNSAFE.test(text)).toBe(false);
+		}
+		expect(sanitize("a\u200db")).toBe("a⟨U+200D⟩b");
+		expect(sanitize("😀\u200d")).toBe("😀⟨U+200D⟩");
+		expect(sanitize("a\ufe0f")).toBe("a⟨U+FE0F⟩");
+	});
+
+	it("should take linear time on long runs and on many short ones", () => {
+		for (const unit of ["\u{e0100}", "😀\u200d", "a\u200b", "\u001b"]) {
+			const text = unit.repeat(400_000 / unit.length);
+			const start = performance.now();
+			const shown = sanitize(text);
+			const escaped = escapeJsonForTerminal(JSON.stringify(text));
+			expect(performance.now() - start).toBeLessThan(5_000);
+			expect(UNSAFE.test(shown)).toBe(false);
+			expect(JSON.parse(escaped)).toBe(text);
+		}
+		expect(sanitize("\u{e0100}".repeat(100_000))).toBe("⟨U+E0100 ×100,000⟩");
 	});
 
 	it("should leave nothing a terminal acts on or hides, whatever the string (property)", () => {
@@ -215,6 +291,40 @@ function fastest(fn: () => unknown): number {
 }
 
 describe("oneLine", () => {
+	const SESSION =
+		"/home/someone/.pi/agent/sessions/--home-someone-projects-work--/2026-01-31T12-00-00-000Z_0193abcd-ef01-7abc-8def-0123456789ab.jsonl";
+
+	it.each([
+		[
+			"a pi session path, keeping its directory and both ends of its file name",
+			SESSION,
+			"…/--home-someone-projects-work--/2026-01-31T1…-ef01-7abc-8def-0123456789ab.jsonl",
+		],
+		[
+			"a path whose last directories fit, keeping them whole",
+			`/very/long/prefix/${"p".repeat(60)}/sessions/--work--/2026-01-31_abc.jsonl`,
+			"…/sessions/--work--/2026-01-31_abc.jsonl",
+		],
+		["a Windows path", `C:\\Users\\me\\${"d".repeat(70)}\\--work--\\2026_abc.jsonl`, "…\\--work--\\2026_abc.jsonl"],
+	])("should keep the end of %s when it cuts it", (_what, path, shown) => {
+		const line = oneLine(`"${path}" is empty.`);
+		expect(line).toBe(`"${shown}" is empty.`);
+		expect(shown.length).toBeLessThanOrEqual(80);
+	});
+
+	it("should keep a session path's end in the CLI's error for a missing file", async () => {
+		const run = await cli([SESSION]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toContain(
+			'cannot read "…/--home-someone-projects-work--/2026-01-31T1…-ef01-7abc-8def-0123456789ab.jsonl"',
+		);
+	});
+
+	it("should count what it cut in the singular when it is one", () => {
+		expect(oneLine(`role "${"x".repeat(81)}"`)).toBe(`role "${"x".repeat(80)}… (1 more character)"`);
+		expect(oneLine(`role "${"x".repeat(82)}"`)).toBe(`role "${"x".repeat(80)}… (2 more characters)"`);
+	});
+
 	it("should fold each whitespace run around a line break into one space, as /\\s*\\n\\s*/g did (property)", () => {
 		const piece = fc.constantFrom("a", "b", " ", "\t", "\n", "\r", "\u00a0", "\u2003", "x y");
 		fc.assert(

@@ -5,14 +5,17 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
+import { terminalColumns } from "../src/cli/terminal-columns.js";
 import type { Explanation, MessageExplanation } from "../src/registry/types.js";
 import type { ContextEditEffect } from "../src/session/index.js";
 import { editNotes, renderHidden } from "../src/view/context-edit-view.js";
 import { renderExplanation } from "../src/view/explain-view.js";
 import { renderFooter, renderMessages, totals } from "../src/view/render.js";
 import { createStyle } from "../src/view/style.js";
+import { cli } from "./fixtures/sessions/run-cli.js";
 
 const style = createStyle(false);
+const columns = terminalColumns();
 const tool = (name: string) => ({
 	name,
 	description: `${name} a file`,
@@ -39,7 +42,7 @@ const controls = (text = ""): string[] =>
 const hi = { role: "user", content: "hi", timestamp: 1 };
 const view = (messages: readonly unknown[], notes?: (string | undefined)[]): string[] => {
 	const list = messages as Message[];
-	return renderMessages(list, totals(list), { style, width: 120, notes });
+	return renderMessages(list, totals(list), { style, width: 120, columns, notes });
 };
 
 describe("the view of system messages", () => {
@@ -269,7 +272,10 @@ describe("the view of long and hostile labels", () => {
 
 	it("should sanitize and cut provider, model, stopReason, toolName and roles in the headers and the footer", () => {
 		const counts = totals(hostile);
-		const lines = [...renderMessages(hostile, counts, { style, width: 120 }), ...renderFooter(counts, 3, style)];
+		const lines = [
+			...renderMessages(hostile, counts, { style, width: 120, columns }),
+			...renderFooter(counts, 3, style),
+		];
 		for (const line of lines) {
 			expect(controls(line)).toEqual([]);
 			expect(line.length).toBeLessThan(300);
@@ -345,5 +351,84 @@ describe("--explain on a history whose getters throw", () => {
 			"   [1] user  dropped, excluded from context by convert-to-llm:model-roles",
 			"   [2] user  dropped, excluded from context by convert-to-llm:model-roles",
 		]);
+	});
+});
+
+describe("the view of values that have no primitive", () => {
+	/** JSON can hold it: `String()` throws on it ("Cannot convert object to primitive value"). */
+	const NO_PRIMITIVE = { valueOf: 0, toString: 0 };
+	const assistant = (content: unknown[], extra: object = {}) => ({
+		role: "assistant",
+		content,
+		provider: "p",
+		model: "m",
+		stopReason: "stop",
+		timestamp: 0,
+		...extra,
+	});
+	const fields: { field: string; message: object }[] = [
+		{ field: "a text block's text", message: { role: "user", content: [{ type: "text", text: NO_PRIMITIVE }] } },
+		{ field: "a thinking block's thinking", message: assistant([{ type: "thinking", thinking: NO_PRIMITIVE }]) },
+		{ field: "a tool call's name", message: assistant([{ type: "toolCall", id: "c", name: NO_PRIMITIVE }]) },
+		{
+			field: "an image's mimeType",
+			message: { role: "user", content: [{ type: "image", data: "AAAA", mimeType: NO_PRIMITIVE }] },
+		},
+		{ field: "a block's type", message: assistant([{ type: NO_PRIMITIVE }]) },
+		{ field: "an assistant's errorMessage", message: assistant([], { errorMessage: NO_PRIMITIVE }) },
+		{
+			field: "a system message's text block",
+			message: { role: "system", content: [{ type: "text", text: NO_PRIMITIVE }] },
+		},
+		{ field: "a system message's section", message: { role: "system", content: "", sections: { s: NO_PRIMITIVE } } },
+	];
+
+	it.each(fields)("should show $field as [object Object] in the view and in --explain", async ({ message }) => {
+		const stdin = JSON.stringify([{ timestamp: 0, ...message }]);
+		for (const argv of [["-"], ["--explain", "-"]]) {
+			const run = await cli(argv, { stdin });
+			expect(run.stderr).not.toContain("unexpected error");
+			expect(run.code).toBe(0);
+			expect(run.stdout).toContain("[object Object]");
+		}
+	});
+
+	it("should show a revoked proxy and a throwing getter without ending the view", () => {
+		const { proxy, revoke } = Proxy.revocable({}, {});
+		revoke();
+		const throwing = {
+			get toString(): never {
+				throw new Error("no");
+			},
+		};
+		const list = [
+			{ role: "user", content: [{ type: "text", text: proxy }], timestamp: 0 },
+			assistant([{ type: "toolCall", id: "c", name: throwing, arguments: { big: 1n } }]),
+		] as unknown as Message[];
+		const lines = renderMessages(list, totals(list), { style, width: 120, columns });
+		expect(lines[1]).toBe("   [a value that cannot be shown]");
+		expect(lines[3]).toBe("   → [object Object] [object Object]");
+	});
+});
+
+describe("the view's counts", () => {
+	it("should say 1 AgentMessage, 1 char and 1 more warning in the singular", async () => {
+		const one = await cli(["-"], { stdin: JSON.stringify([{ role: "user", content: "x", timestamp: 0 }]) });
+		expect(one.stdout.split("\n")[0]).toBe("stdin · JSON of 1 AgentMessage");
+		expect(one.stdout).toContain("#0 user ← user [0] · 1 char\n");
+		const two = await cli(["-"], {
+			stdin: JSON.stringify([
+				{ role: "user", content: "xy", timestamp: 0 },
+				{ role: "user", content: "z", timestamp: 0 },
+			]),
+		});
+		expect(two.stdout.split("\n")[0]).toBe("stdin · JSON of 2 AgentMessages");
+		const unknown = (n: number) => Array.from({ length: n }, (_, i) => ({ role: `ticket${i}`, timestamp: 0 }));
+		const eleven = await cli(["-"], { stdin: JSON.stringify(unknown(11)) });
+		expect(eleven.stderr.trim().split("\n").at(-1)).toBe(
+			"convert-to-llm: … and 1 more warning (run with --explain to see each message's fate)",
+		);
+		const twelve = await cli(["-"], { stdin: JSON.stringify(unknown(12)) });
+		expect(twelve.stderr).toContain("… and 2 more warnings");
 	});
 });

@@ -17,6 +17,7 @@ import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
 import { createReporter } from "../src/pi/report.js";
 import { convertRequest, requestHandler, WITHHELD_TEXT } from "../src/pi/request.js";
 import { DEFAULT_HARDENING, type PiHardening, piBlocksImages, readHardening } from "../src/pi/settings.js";
+import { loadTuiColumns } from "../src/pi/tui-columns.js";
 import { convertToLlm } from "../src/preset.js";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
@@ -265,7 +266,7 @@ describe("showPanel", () => {
 				},
 			},
 		} as unknown as PiContext;
-		expect(await showPanel(ctx, "title", () => lines)).toBe(true);
+		expect(await showPanel(ctx, "title", () => lines, await loadTuiColumns())).toBe(true);
 		return { frames, closed };
 	}
 
@@ -275,7 +276,7 @@ describe("showPanel", () => {
 		expect(frames[0]?.[1]).toBe("line 0 ");
 		expect(frames[1]?.[1]).toBe("line 1 x");
 		expect(frames[2]?.[1]).toBe(lines[31]);
-		expect(frames[2]?.[10]).toBe(`line 40 ${"x".repeat(30)}…`);
+		expect(frames[2]?.[10]).toBe(`line 40 ${"x".repeat(31)}…`);
 		for (const frame of frames) for (const line of frame) expect(line.length).toBeLessThanOrEqual(40);
 		expect(frames[0]).toHaveLength(31);
 		expect(closed).toBe(true);
@@ -288,7 +289,7 @@ describe("showPanel", () => {
 
 	it("should say it showed nothing where pi's custom() never calls the factory (RPC mode)", async () => {
 		const ctx = { hasUI: true, ui: { notify() {}, custom: async () => undefined } } as unknown as PiContext;
-		expect(await showPanel(ctx, "title", () => ["a"])).toBe(false);
+		expect(await showPanel(ctx, "title", () => ["a"], await loadTuiColumns())).toBe(false);
 	});
 });
 

@@ -15,6 +15,7 @@ import {
 	isRecord,
 	quote,
 	readSetting,
+	textOf,
 } from "../src/values.js";
 import { bomb } from "./support/hostile.js";
 
@@ -42,6 +43,7 @@ describe("values: total on hostile values", () => {
 		expect(typeof describeValue(value())).toBe("string");
 		expect(typeof quote(value())).toBe("string");
 		expect(typeof errorText(value())).toBe("string");
+		expect(typeof textOf(value())).toBe("string");
 		expect(typeof isInstance(value(), Error)).toBe("boolean");
 		expect(typeof isJsonObject(value())).toBe("boolean");
 		expect(isPluginShape(value())).toBe(false);
@@ -159,5 +161,26 @@ describe("readSetting (issue 9 item 18)", () => {
 			),
 		).toBe(true);
 		expect(seen).toEqual([thrown]);
+	});
+});
+
+describe("textOf: the text of a value a view prints", () => {
+	it.each([
+		{ kind: "a string", value: "hi", text: "hi" },
+		{ kind: "a number", value: 5, text: "5" },
+		{ kind: "null", value: null, text: "null" },
+		{ kind: "a plain object", value: { a: 1 }, text: "[object Object]" },
+		{ kind: "JSON's object with no primitive", value: { valueOf: 0, toString: 0 }, text: "[object Object]" },
+		{ kind: "Object.create(null)", value: Object.create(null), text: "[object Object]" },
+		{ kind: "an array", value: [1, 2], text: "1,2" },
+		{ kind: "a symbol", value: Symbol("s"), text: "Symbol(s)" },
+		{ kind: "a revoked proxy", value: revoked(), text: "[a value that cannot be shown]" },
+	])("should give $kind as $text", ({ value, text }) => {
+		expect(textOf(value)).toBe(text);
+	});
+
+	it("should give the text of an error whose message has no primitive, in errorText too", () => {
+		const error = Object.assign(new Error(), { message: { valueOf: 0, toString: 0 } });
+		expect(errorText(error)).toBe("[object Object]");
 	});
 });

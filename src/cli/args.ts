@@ -14,11 +14,18 @@ export interface CliOptions {
 	strict: boolean;
 	/** The most bytes of input read (`--max-input`, 512 MiB by default). */
 	maxInput: number;
+	/** How long a plugin's async work may take, in ms (`--timeout`): loading its module, an async tap. */
+	timeout: number;
 	help: boolean;
 	version: boolean;
 }
 
 export const USAGE = "convert-to-llm [options] <file | ->";
+
+/** `--timeout` by default: 30 s. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest bound a timer takes (Node's `setTimeout` makes anything longer 1 ms). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The text of `--help`. */
 export const HELP = `convert-to-llm: see exactly what the model sees of a pi agent history.
@@ -44,12 +51,16 @@ Options:
                       converter) as an error
   --max-input <size>  read at most this much input (default 512M; bytes, or with K, M or
                       G); the input is a regular file or - (never a device or a FIFO)
+  --timeout <ms>      how long a plugin module may take to load, and an async hook to
+                      settle (default 30000); past it the run fails with exit status 2
   -h, --help          show this help
   --version           print the version
 
 Exit status: 0 converted; 1 a problem under --strict; 2 bad input or usage, a plugin
-that never settles, or output that cannot be written. Text from the history is shown
-with control characters replaced (␛, �) and invisible or bidi characters marked (⟨U+202E⟩).
+that does not settle within --timeout, or output that cannot be written. Text from the
+history is shown with control characters replaced (␛, �) and invisible or bidi
+characters marked (⟨U+202E⟩, a run as ⟨U+FE0F ×12⟩); lines are cut to the terminal's
+width in columns.
 Colour: on a terminal only; NO_COLOR turns it off, FORCE_COLOR on.
 
 Examples:
@@ -81,6 +92,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		explain: values.explain === true,
 		strict: values.strict === true,
 		maxInput: DEFAULT_MAX_INPUT,
+		timeout: DEFAULT_TIMEOUT_MS,
 		help: values.help === true,
 		version: values.version === true,
 	};
@@ -103,7 +115,17 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		}
 		options.maxInput = size;
 	}
+	if (values.timeout !== undefined) options.timeout = parseTimeout(values.timeout);
 	return options;
+}
+
+/** `--timeout`'s value: whole milliseconds, 1 to 2,147,483,647. */
+function parseTimeout(text: string): number {
+	const ms = /^[0-9]{1,10}$/.test(text) ? Number(text) : Number.NaN;
+	if (ms >= 1 && ms <= MAX_TIMEOUT_MS) return ms;
+	throw new CliError(
+		`--timeout takes a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (30000 is 30 s), not ${JSON.stringify(text)}.`,
+	);
 }
 
 const parse = (argv: readonly string[]) =>
@@ -119,6 +141,7 @@ const parse = (argv: readonly string[]) =>
 			explain: { type: "boolean" },
 			strict: { type: "boolean" },
 			"max-input": { type: "string" },
+			timeout: { type: "string" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},

@@ -2,13 +2,17 @@
 /**
  * The `convert-to-llm` executable: wires {@link main} to the process. Whatever happens, the process
  * ends with one line on stderr and a non-zero status, or with the output and the status of `main`:
- * never a stack trace, and never 0 for a run that did not finish.
+ * never a stack trace, and never 0 for a run that did not finish; and it ends when `main` is done,
+ * whatever timers a plugin left running.
  */
 import { errorText } from "../values.js";
 import { oneLine } from "../view/style.js";
 import { codeOf, ExitCode, writeFailed } from "./cli-error.js";
 import { main } from "./main.js";
 import { readStreamBounded } from "./read-input.js";
+
+/** How long the process waits for stdout and stderr to take what was written, once the run is done. */
+const EXIT_GRACE_MS = 10_000;
 
 /** What to say if the process runs out of work before `main` settles; set as the run goes on. */
 let pending: string | undefined = "the run never finished. Please report it with the command you ran.";
@@ -19,10 +23,11 @@ const fail = (message: string, code: number): never => {
 };
 
 // `convert-to-llm session.jsonl | head` closes the pipe early: that is not an error. A full disk is.
-process.stdout.on("error", (error: unknown) => {
+const stdoutFailed = (error: unknown): void => {
 	if (codeOf(error) === "EPIPE") process.exit(ExitCode.OK);
 	fail(writeFailed(error).message, ExitCode.BAD_INPUT);
-});
+};
+process.stdout.on("error", stdoutFailed);
 // Nothing is left to say where stderr fails.
 process.stderr.on("error", () => process.exit(process.exitCode ?? ExitCode.BAD_INPUT));
 
@@ -53,4 +58,22 @@ main({
 }).then((code) => {
 	pending = undefined;
 	process.exitCode = code;
+	exitWhenWritten(code);
 });
+
+/**
+ * Ends the process once stdout and stderr have taken everything written to them: the run is done,
+ * whatever a plugin left scheduled (a `setInterval` would keep the process alive forever).
+ */
+function exitWhenWritten(code: number): void {
+	let open = 2;
+	const written = (): void => {
+		open--;
+		if (open === 0) process.exit(code);
+	};
+	process.stdout.write("", (error?: Error | null) => (error ? stdoutFailed(error) : written()));
+	// Nothing is left to say where stderr fails.
+	process.stderr.write("", written);
+	// A reader that never reads (a stalled pipe) does not hold the process past this.
+	setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+}

@@ -1,4 +1,4 @@
-import { describeValue, errorText, isInstance, isRecord } from "../values.js";
+import { describeValue, errorText, isInstance, isRecord, textOf } from "../values.js";
 
 /** Exit status of the CLI. */
 export const ExitCode = Object.freeze({
@@ -53,11 +53,7 @@ export function writeFailed(cause: unknown): CliError {
 export function thrownText(error: unknown): string {
 	if (!isInstance(error, Error)) {
 		if (!isRecord(error)) return `it threw ${describeValue(error)}`;
-		try {
-			return `it threw a value that is not an Error (${String(error)})`;
-		} catch {
-			return "it threw a value that is not an Error, and that cannot be read";
-		}
+		return `it threw a value that is not an Error (${textOf(error)})`;
 	}
 	const text = errorText(error);
 	const end = text.indexOf("\n");

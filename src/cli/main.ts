@@ -2,19 +2,20 @@
  * `convert-to-llm [options] <file | ->`: what the model sees of a pi history, and why.
  */
 import { version } from "../../package.json";
-import { ConvertToLlmError } from "../errors.js";
+import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
 import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
-import { errorText, isInstance } from "../values.js";
+import { errorText, isInstance, textOf } from "../values.js";
 import { explanationToJson } from "../view/explain-view.js";
-import { format } from "../view/render.js";
+import { format, plural } from "../view/render.js";
 import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
+import { terminalColumns } from "./terminal-columns.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -67,6 +68,14 @@ function classify(error: unknown): { message: string; exitCode: number } {
 	};
 }
 
+/** The error for a run an async tap did not let finish: nothing is printed, as nothing was converted. */
+function notFinished(error: AsyncHookTimeoutError, timeoutMs: number): CliError {
+	const plugin = error.plugin === undefined ? "a plugin" : `plugin "${shown(error.plugin)}"`;
+	return new CliError(
+		`the conversion did not finish: an afterConvertAsync tap of ${plugin} did not settle within ${timeoutMs} ms (--timeout). Nothing was printed, since that tap may be the one that redacts. Fix the plugin, leave out its --plugin, or raise --timeout.`,
+	);
+}
+
 async function run(io: CliIo): Promise<number> {
 	const options = parseCliArgs(io.argv);
 	if (options.help) return write(io, HELP);
@@ -78,10 +87,14 @@ async function run(io: CliIo): Promise<number> {
 		leaf: options.leaf,
 		maxBytes: options.maxInput,
 	});
-	const loaded = await loadPlugins(options.plugins, io.cwd, (spec) =>
-		io.pending?.(
-			`plugin module "${spec}" never finished loading (it awaits a promise that never settles). Fix the module, or leave out --plugin ${spec}.`,
-		),
+	const loaded = await loadPlugins(
+		options.plugins,
+		io.cwd,
+		(spec) =>
+			io.pending?.(
+				`plugin module "${spec}" never finished loading (it awaits a promise that never settles). Fix the module, or leave out --plugin ${spec}.`,
+			),
+		options.timeout,
 	);
 	const registry = createRegistryFor(options, loaded);
 	// Raw texts: only the warnings shown are made into lines.
@@ -89,7 +102,27 @@ async function run(io: CliIo): Promise<number> {
 	if (options.strict && warnings.length > 0) {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
-	if (!options.strict) registry.hooks.error.tap("convert-to-llm:cli", (error) => warnings.push(error.message));
+	// A tap that did not settle within --timeout leaves the run unfinished, strict or not.
+	let timedOut: AsyncHookTimeoutError | undefined;
+	const finished = async <T>(work: Promise<T>, errors: (result: T) => readonly unknown[]): Promise<T> => {
+		let result: T;
+		try {
+			result = await work;
+		} catch (error) {
+			// A strict registry rejects with it.
+			if (isInstance(error, AsyncHookTimeoutError)) throw notFinished(error, options.timeout);
+			throw error;
+		}
+		for (const error of errors(result)) if (isInstance(error, AsyncHookTimeoutError)) timedOut ??= error;
+		if (timedOut !== undefined) throw notFinished(timedOut, options.timeout);
+		return result;
+	};
+	if (!options.strict) {
+		registry.hooks.error.tap("convert-to-llm:cli", (error) => {
+			if (isInstance(error, AsyncHookTimeoutError)) timedOut ??= error;
+			warnings.push(error.message);
+		});
+	}
 
 	io.pending?.(
 		"the conversion never finished: a plugin's async hook (an afterConvertAsync tap) returned a promise that never settles. Fix that plugin, or leave out its --plugin.",
@@ -97,13 +130,13 @@ async function run(io: CliIo): Promise<number> {
 	const json = (text: string): string => (io.stdout.isTTY === true ? escapeJsonForTerminal(text) : text);
 	if (options.json && !options.explain) {
 		// The fast path, and exactly `convertAsync`: strict registries throw here.
-		const output = await registry.convertAsync(input.messages);
+		const output = await finished(registry.convertAsync(input.messages), () => []);
 		const code = write(io, `${json(stringify(() => JSON.stringify(output, null, 2)))}\n`);
 		writeWarnings(io, warnings, false);
 		return code;
 	}
 	// The view names the source of each output, so it always runs explain (its output is convert's).
-	const explanation = await registry.explainAsync(input.messages);
+	const explanation = await finished(registry.explainAsync(input.messages), (result) => result.errors);
 	for (const error of explanation.errors) warnings.push(error.message);
 	if (options.strict && !options.explain && explanation.errors.length > 0) {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
@@ -134,6 +167,7 @@ function view(
 		explain: options.explain,
 		style,
 		width,
+		columns: terminalColumns(),
 	});
 	for (const line of body) lines.push(line);
 	return lines;
@@ -167,7 +201,7 @@ function write(io: CliIo, text: string): number {
 }
 
 function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]): Registry {
-	const registry = createDefaultRegistry({ strict: options.strict });
+	const registry = createDefaultRegistry({ strict: options.strict, asyncTimeoutMs: options.timeout });
 	for (const { spec, plugins } of loaded) {
 		for (const plugin of plugins) {
 			try {
@@ -184,7 +218,7 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 /** A plugin's name, read again after it was checked: a getter may throw now. */
 function nameOf(plugin: { name: unknown }): string {
 	try {
-		return String(plugin.name);
+		return textOf(plugin.name);
 	} catch {
 		return "(a name that cannot be read)";
 	}
@@ -200,7 +234,7 @@ function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: C
 		if (session.model !== null) parts.push(`${shown(session.model.provider)}/${shown(session.model.modelId)}`);
 		if (session.thinkingLevel !== "off") parts.push(`thinking ${shown(session.thinkingLevel)}`);
 	} else {
-		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${format(input.messages.length)} AgentMessages`);
+		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${plural(input.messages.length, "AgentMessage")}`);
 	}
 	const plugins = ["pi's default preset"];
 	for (const { spec, plugins: list } of loaded) {
@@ -215,6 +249,6 @@ function writeWarnings(io: CliIo, warnings: readonly string[], explained: boolea
 	for (let i = 0; i < shownCount; i++) io.stderr.write(`convert-to-llm: warning: ${oneLine(warnings[i])}\n`);
 	if (warnings.length > shownCount) {
 		const hint = explained ? "" : " (run with --explain to see each message's fate)";
-		io.stderr.write(`convert-to-llm: … and ${warnings.length - shownCount} more warnings${hint}\n`);
+		io.stderr.write(`convert-to-llm: … and ${plural(warnings.length - shownCount, "more warning")}${hint}\n`);
 	}
 }

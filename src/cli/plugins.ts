@@ -19,18 +19,21 @@ const SHAPE =
 /**
  * Imports each module and takes its plugins. A path (starting with `.` or `/`, or naming an existing
  * file) resolves from `cwd`; anything else is a package name, resolved from `cwd` too. `onLoad` is
- * told of each module before it is imported. Whatever a module throws or exports (`null`, a Proxy
+ * told of each module before it is imported; a module that has not loaded within `timeoutMs` (a
+ * top-level await that never settles) fails. Whatever a module throws or exports (`null`, a Proxy
  * whose traps throw), the failure is a {@link CliError} naming the module.
  */
 export async function loadPlugins(
 	specs: readonly string[],
 	cwd: string,
 	onLoad?: (spec: string) => void,
+	timeoutMs?: number,
 ): Promise<LoadedPlugins[]> {
 	const loaded: LoadedPlugins[] = [];
 	for (const spec of specs) {
 		onLoad?.(spec);
-		const namespace = await importModule(spec, cwd);
+		const imported = importModule(spec, cwd);
+		const namespace = await (timeoutMs === undefined ? imported : withDeadline(imported, timeoutMs, spec));
 		try {
 			loaded.push({ spec, plugins: pluginsOf(namespace, spec) });
 		} catch (error) {
@@ -41,6 +44,36 @@ export async function loadPlugins(
 		}
 	}
 	return loaded;
+}
+
+/**
+ * `loading`, or a {@link CliError} once `ms` have passed. The timer does not keep the process alive
+ * by itself: with nothing else to run, the process ends at once and the CLI says the module never
+ * finished loading; with a plugin's timer still running, this one ends the wait.
+ */
+function withDeadline<T>(loading: Promise<T>, ms: number, spec: string): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const timer = setTimeout(
+			() =>
+				reject(
+					new CliError(
+						`plugin module "${spec}" did not finish loading within ${ms} ms (--timeout): it awaits something that does not settle. Fix the module, leave out --plugin ${spec}, or raise --timeout.`,
+					),
+				),
+			ms,
+		);
+		timer.unref?.();
+		loading.then(
+			(value) => {
+				clearTimeout(timer);
+				resolve(value);
+			},
+			(error: unknown) => {
+				clearTimeout(timer);
+				reject(error);
+			},
+		);
+	});
 }
 
 async function importModule(spec: string, cwd: string): Promise<Record<string, unknown>> {

@@ -4,48 +4,37 @@
  * JSON modes on stderr (pi keeps stdout for its own output there, and sends extensions' stdout writes
  * to stderr anyway).
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { errorText } from "../values.js";
 import { escapeJsonForTerminal } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
 import { showPanel } from "./panel.js";
-import type { PiContext, PiSessionManager } from "./pi-api.js";
+import type { PiContext } from "./pi-api.js";
 import type { Reporter } from "./report.js";
+import { sessionHistory } from "./session-history.js";
 import { hardeningText } from "./settings.js";
+import { loadTuiColumns } from "./tui-columns.js";
 import { viewJson, viewLines } from "./view.js";
 
 /** The command's name: pi has no built-in `/llm-context`. */
 export const COMMAND = "llm-context";
 
-/** The session's history as pi builds it for the next request, and each message's entry where pi says. */
-export function sessionHistory(sessionManager: PiSessionManager): { messages: AgentMessage[]; entryIds?: string[] } {
-	// pi's AgentMessage of either line; the registry checks each message it is given.
-	if (typeof sessionManager.buildSessionContext !== "function") {
-		throw new Error("this pi's session manager cannot build the session context");
-	}
-	const messages = sessionManager.buildSessionContext().messages as AgentMessage[];
-	if (typeof sessionManager.buildSessionProjection !== "function") return { messages };
-	const entryIds: string[] = [];
-	for (const entry of sessionManager.buildSessionProjection().entries) {
-		for (let i = 0; i < entry.messages.length; i++) entryIds.push(entry.sourceEntry.id);
-	}
-	return entryIds.length === messages.length ? { messages, entryIds } : { messages };
-}
-
 /** Runs the command: never throws (a failure is shown as an error). */
 export async function runCommand(host: Host, reporter: Reporter, args: string, ctx: PiContext): Promise<void> {
 	try {
 		const json = args.trim() === "--json";
-		const { messages, entryIds } = sessionHistory(ctx.sessionManager);
+		const { messages, entryIds, contextEdits } = sessionHistory(ctx.sessionManager);
 		const { registry, plugins, problems } = host.build();
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());
+		const columns = await loadTuiColumns();
 		const lines = (width: number): string[] =>
 			viewLines({
 				messages,
 				explanation,
 				entryIds,
+				contextEdits,
+				columns,
 				sessionFile: ctx.sessionManager.getSessionFile(),
 				leafId: ctx.sessionManager.getLeafId?.(),
 				plugins: named,
@@ -53,7 +42,7 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				width,
 			});
 		if (json) write(ctx, forTerminal(ctx) ? escapeJsonForTerminal(viewJson(explanation)) : viewJson(explanation));
-		else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines)))) {
+		else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines, columns)))) {
 			write(ctx, lines(PLAIN_WIDTH).join("\n"));
 		}
 		reporter.warn(ctx, problems);

@@ -41,6 +41,9 @@ export interface PiSessionManager {
 	getLeafId?(): string | null;
 	buildSessionContext?(): PiSessionContext;
 	buildSessionProjection?(): { entries: { sourceEntry: { id: string }; messages: unknown[] }[] };
+	/** The session's entries (the header excluded), as both lines' managers hold them. */
+	getEntries?(): unknown[];
+	getHeader?(): unknown;
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * The `/llm-context` view: the CLI's view of a conversion (src/view/view.ts: the same message blocks,
- * the same "why" section as `--explain`, the same footer) under a header that says where the history
- * came from; and the `--json` form, the text `convert-to-llm --json` writes.
+ * the same "why" section as `--explain`, the same `context_edit` notes and "Not sent" list, the same
+ * footer) under a header that says where the history came from; and the `--json` form, the text `convert-to-llm --json` writes.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Explanation } from "../index.js";
+import type { ContextEditEffect } from "../session/context-types.js";
+import type { Columns } from "../view/columns.js";
 import { createStyle, shown } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
 
@@ -14,6 +16,8 @@ export interface ViewInput {
 	explanation: Explanation;
 	/** `entryIds[i]`: the session entry of history message `i`, when pi could say. */
 	entryIds: readonly string[] | undefined;
+	/** What the session's `context_edit` entries hid or replaced, as the CLI's view shows it. */
+	contextEdits?: readonly ContextEditEffect[];
 	sessionFile: string | undefined;
 	leafId: string | null | undefined;
 	/** The plugins after pi's default preset: offered ones with their extension. */
@@ -21,6 +25,8 @@ export interface ViewInput {
 	/** The switches that are on. */
 	hardening: string;
 	width: number;
+	/** How lines are measured and cut: pi-tui's own measure inside pi. */
+	columns: Columns;
 }
 
 /** The conversion as `convert-to-llm --json` prints it (without its final newline). */
@@ -41,9 +47,11 @@ export function viewLines(input: ViewInput): string[] {
 		explanation: input.explanation,
 		messages: input.messages,
 		entryIds: input.entryIds,
+		contextEdits: input.contextEdits,
 		explain: true,
 		style,
 		width: input.width,
+		columns: input.columns,
 	});
 	for (const line of body) lines.push(line);
 	return lines;

@@ -79,7 +79,24 @@ export function parseSession(text: string, options: ParseOptions = {}): ParsedSe
 			{ file, line: lines[0] },
 		);
 	}
+	if (!comparesWithNumbers(first.version)) {
+		// pi compares the version with numbers (`version >= 3`): a value with no primitive throws there.
+		throw new InvalidSessionError(
+			`${where} has a session header whose "version" (line ${lines[0]}) is not a version number (it is an object that cannot be compared with one). Set it to 1, 2 or 3, or remove it.`,
+			{ file, line: lines[0] },
+		);
+	}
 	return { ...migrateEntries(raw, lines), problems };
+}
+
+/** Whether `value >= 3` can be asked of `value` (JSON's `{"valueOf":0,"toString":0}` cannot). */
+function comparesWithNumbers(value: unknown): boolean {
+	try {
+		void ((value as number) >= 0);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 /** What {@link tryParse} returns for text that is not JSON (every JSON value, `null` included, is a value). */

@@ -3,8 +3,9 @@
  * footer with counts per role, characters and an estimated token count.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import { isNonTextBlock, isRecord } from "../values.js";
-import { label, type Style, sanitize } from "./style.js";
+import { isNonTextBlock, isRecord, textOf } from "../values.js";
+import { type Columns, fitLine } from "./columns.js";
+import { label, type Style } from "./style.js";
 import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
 /** Lines of a block shown before and after the fold. */
@@ -18,6 +19,8 @@ export interface ViewOptions {
 	style: Style;
 	/** Columns available; longer lines are cut with `…`. */
 	width: number;
+	/** How the width of a line is measured and a line cut: terminal columns, not UTF-16 units. */
+	columns: Columns;
 	/** Where each output came from (`bashExecution a1b2c3d4`), shown after its role. */
 	sources?: readonly (string | undefined)[];
 	/** A note on each output, shown after its facts (`content replaced by context_edit 5e6f7a8b`). */
@@ -42,7 +45,7 @@ type Block = { type: string; [key: string]: unknown };
 /** The blocks of `messages`, each with its index (as in `--json`); `counts` is `totals(messages)`. */
 export function renderMessages(messages: readonly Message[], counts: Totals, view: ViewOptions): string[] {
 	const out: string[] = [];
-	const width = view.width - 3;
+	const width = Math.max(1, view.width - 3);
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
 		const source = view.sources?.[i];
@@ -53,7 +56,8 @@ export function renderMessages(messages: readonly Message[], counts: Totals, vie
 		out.push(`${view.style.bold(`#${i}`)} ${roleLabel(message.role, view.style)}${from}${meta}${noted}`);
 		// Only the shown lines are made printable, and only as much of each as fits.
 		for (const line of foldedLines(bodyParts(message, view.style), view.style)) {
-			out.push(`   ${cut(sanitize(line.text.slice(0, width + 1)), width, line.paint)}`);
+			const shown = fitLine(line.text, width, view.columns);
+			out.push(`   ${line.paint === undefined ? shown : line.paint(shown)}`);
 		}
 	}
 	return out;
@@ -118,7 +122,6 @@ export function totals(messages: readonly Message[]): Totals {
 export function renderFooter(counts: Totals, inputCount: number, style: Style): string[] {
 	const { byRole, chars, images, tools, toolChars, tokens } = counts;
 	const roles = [...byRole].map(([role, count]) => `${format(count)} ${label(role)}`).join(" · ");
-	const plural = (n: number, word: string) => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const imageText = images === 0 ? "" : ` · ${plural(images, "image")}`;
 	const toolText =
 		tools === 0 ? "" : ` · ${plural(tools, "tool")} declared (${plural(toolChars, "schema character")})`;
@@ -133,6 +136,9 @@ export function renderFooter(counts: Totals, inputCount: number, style: Style): 
 
 export const format = (n: number): string => n.toLocaleString("en-US");
 
+/** `1 message`, `2 messages`, `1,200 tokens`: a count with its word, in the plural unless it is 1. */
+export const plural = (n: number, word: string): string => `${format(n)} ${word}${n === 1 ? "" : "s"}`;
+
 function roleLabel(role: unknown, style: Style): string {
 	if (role === "user") return style.green(role);
 	if (role === "assistant") return style.cyan(role);
@@ -145,7 +151,7 @@ function metaOf(message: Message, index: number, chars: number, style: Style): s
 	const parts: string[] = [];
 	if (isSystemMessage(message)) {
 		const facts = systemMeta(message, index === 0);
-		parts.push(facts[0] as string, `${format(chars)} chars`);
+		parts.push(facts[0] as string, plural(chars, "char"));
 		for (let f = 1; f < facts.length; f++) parts.push(facts[f] as string);
 		return style.dim(` · ${parts.join(" · ")}`);
 	}
@@ -155,7 +161,7 @@ function metaOf(message: Message, index: number, chars: number, style: Style): s
 		parts.push(label(message.toolName));
 		if (message.isError) parts.push(style.red("error"));
 	}
-	parts.push(`${format(chars)} chars`);
+	parts.push(plural(chars, "char"));
 	return style.dim(` · ${parts.join(" · ")}`);
 }
 
@@ -169,9 +175,9 @@ function blocksOf(message: Message): readonly unknown[] {
 const isBlock = (value: unknown): value is Block => isRecord(value);
 
 function blockText(block: Block): string {
-	if (block.type === "text") return String(block.text ?? "");
-	if (block.type === "thinking") return String(block.thinking ?? "");
-	if (block.type === "toolCall") return String(block.name) + JSON.stringify(block.arguments ?? {});
+	if (block.type === "text") return textOf(block.text ?? "");
+	if (block.type === "thinking") return textOf(block.thinking ?? "");
+	if (block.type === "toolCall") return textOf(block.name) + argumentsText(block.arguments);
 	return "";
 }
 
@@ -190,23 +196,23 @@ function bodyParts(message: Message, style: Style): Part[] {
 	const strict = sendsBlocksAsImages(message);
 	for (const block of blocksOf(message)) {
 		if (!isBlock(block)) parts.push({ text: `[${block === null ? "null" : typeof block} block]`, paint: style.dim });
-		else if (block.type === "text") parts.push({ text: String(block.text ?? "") });
+		else if (block.type === "text") parts.push({ text: textOf(block.text ?? "") });
 		else if (block.type === "thinking")
-			parts.push({ text: `[thinking] ${String(block.thinking ?? "")}`, paint: style.dim });
+			parts.push({ text: `[thinking] ${textOf(block.thinking ?? "")}`, paint: style.dim });
 		else if (block.type === "toolCall")
-			parts.push({ text: `→ ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`, paint: style.blue });
+			parts.push({ text: `→ ${textOf(block.name)} ${argumentsText(block.arguments)}`, paint: style.blue });
 		else if (isImage(block, strict)) {
 			// A block typed otherwise ("Image", or none) is still sent as an image: say what it was.
 			const typed =
 				block.type === "image" ? "" : ` (type ${block.type === undefined ? "missing" : label(block.type)})`;
 			parts.push({
-				text: `[image${typed} ${String(block.mimeType)} · ${imageSize(block.data)}]`,
+				text: `[image${typed} ${textOf(block.mimeType)} · ${imageSize(block.data)}]`,
 				paint: style.magenta,
 			});
-		} else parts.push({ text: `[${String(block.type)} block]`, paint: style.dim });
+		} else parts.push({ text: `[${textOf(block.type)} block]`, paint: style.dim });
 	}
 	if (message.role === "assistant" && message.errorMessage) {
-		parts.push({ text: `[error] ${message.errorMessage}`, paint: style.red });
+		parts.push({ text: `[error] ${textOf(message.errorMessage)}`, paint: style.red });
 	}
 	return parts;
 }
@@ -245,7 +251,7 @@ function foldedLines(parts: readonly Part[], style: Style): Line[] {
 	let hiddenChars = chars;
 	for (const line of head) hiddenChars -= line.text.length;
 	for (const line of tail) hiddenChars -= line.text.length;
-	const fold = `⋯ ${format(count - HEAD - TAIL)} more lines (${format(hiddenChars)} chars) ⋯`;
+	const fold = `⋯ ${format(count - HEAD - TAIL)} more lines (${plural(hiddenChars, "char")}) ⋯`;
 	return [...head, { text: fold, paint: style.dim }, ...tail];
 }
 
@@ -284,16 +290,17 @@ function lastLines(text: string, count: number): string[] {
 	return lines;
 }
 
-function cut(text: string, width: number, paint?: Paint): string {
-	let shown = text;
-	if (text.length > width) {
-		shown = text.slice(0, Math.max(1, width - 1));
-		// Never split a surrogate pair.
-		const last = shown.charCodeAt(shown.length - 1);
-		if (last >= 0xd800 && last <= 0xdbff) shown = shown.slice(0, -1);
-		shown += "…";
+/**
+ * A tool call's arguments as JSON, as the view shows and counts them: `{}` when there are none, and
+ * the arguments' text when they cannot be written as JSON (a bigint or a throwing `toJSON` a plugin
+ * put there, or nesting too deep).
+ */
+function argumentsText(value: unknown): string {
+	try {
+		return JSON.stringify(value ?? {}) ?? textOf(value);
+	} catch {
+		return textOf(value);
 	}
-	return paint === undefined ? shown : paint(shown);
 }
 
 function imageSize(data: unknown): string {

@@ -1,3 +1,6 @@
+import { textOf } from "../values.js";
+import { escapeInvisible, showInvisible } from "./invisible.js";
+
 /** ANSI styling for the terminal view, or none: the same functions either way. */
 export interface Style {
 	readonly enabled: boolean;
@@ -58,85 +61,26 @@ export function wantsColor(isTTY: boolean | undefined, env: Readonly<Record<stri
 
 /**
  * A value from a history, made safe to print: a session can hold escape sequences that would drive
- * the terminal, so control characters are shown, not sent. C0 and C1 controls become `␛` (ESC) or
- * `�` (tabs become two spaces); invisible and bidi format characters, which would hide or reorder
- * what the model reads, are shown escaped and marked: `⟨U+202E⟩`. A value that is not a string (a
- * number where pi writes a string, say) is printed as `String()` gives it. One pass, no regex.
+ * the terminal, and characters that print as nothing, so both are shown, not sent. C0 and C1
+ * controls become `␛` (ESC) or `�` (tabs become two spaces); the characters Unicode calls
+ * default-ignorable or format (bidi controls, zero-width characters, variation selectors, tag
+ * characters, …), which would hide or reorder what the model reads, are marked: `⟨U+202E⟩`, a long
+ * run as `⟨U+FE0F ×12⟩`; the joiners and selectors inside an emoji stay (see invisible.ts). A value
+ * that is not a string is printed as {@link textOf} gives it. Linear in the text.
  */
 export function sanitize(value: unknown): string {
-	const text = typeof value === "string" ? value : toText(value);
-	let result = "";
-	let from = 0;
-	for (let i = 0; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		let shown: string;
-		if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) shown = code === 0x09 ? "  " : code === 0x1b ? "␛" : "�";
-		else if (isFormat(code)) shown = `⟨U+${hex(code)}⟩`;
-		else if (isTag(text, i)) {
-			shown = `⟨U+E00${hex(text.charCodeAt(i + 1) - 0xdc00).slice(2)}⟩`;
-			result += text.slice(from, i) + shown;
-			from = i + 2;
-			i++;
-			continue;
-		} else continue;
-		result += text.slice(from, i) + shown;
-		from = i + 1;
-	}
-	return from === 0 ? text : result + text.slice(from);
+	return showInvisible(typeof value === "string" ? value : textOf(value));
 }
 
 /**
- * JSON text made safe for a terminal: C1 controls and the format characters {@link sanitize} marks
- * become `\uXXXX` escapes, so the text still parses to the same value. Only for a TTY: piped JSON is
- * left byte for byte as `JSON.stringify` wrote it. (Outside its strings JSON text is ASCII, and
- * `JSON.stringify` already escapes C0 controls and lone surrogates.)
+ * JSON text made safe for a terminal: DEL, C1 controls and the invisible characters {@link sanitize}
+ * marks become `\uXXXX` escapes, so the text still parses to the same value. Only for a TTY: piped
+ * JSON is left byte for byte as `JSON.stringify` wrote it. (Outside its strings JSON text is ASCII,
+ * and `JSON.stringify` already escapes C0 controls and lone surrogates.)
  */
 export function escapeJsonForTerminal(json: string): string {
-	let result = "";
-	let from = 0;
-	for (let i = 0; i < json.length; i++) {
-		const code = json.charCodeAt(i);
-		if ((code >= 0x7f && code <= 0x9f) || isFormat(code)) {
-			result += `${json.slice(from, i)}\\u${hex(code).toLowerCase()}`;
-			from = i + 1;
-		} else if (isTag(json, i)) {
-			result += `${json.slice(from, i)}\\udb40\\u${hex(json.charCodeAt(i + 1)).toLowerCase()}`;
-			from = i + 2;
-			i++;
-		}
-	}
-	return from === 0 ? json : result + json.slice(from);
+	return escapeInvisible(json);
 }
-
-/**
- * Invisible and bidi format characters: the soft hyphen, the Arabic letter mark, the Mongolian
- * vowel separator, zero-width spaces and joiners, directional marks, line and paragraph separators,
- * bidi embeddings, overrides and isolates, invisible operators, deprecated format controls, the
- * byte order mark and interlinear annotations.
- */
-function isFormat(code: number): boolean {
-	if (code < 0xad) return false;
-	return (
-		code === 0xad ||
-		code === 0x061c ||
-		code === 0x180e ||
-		(code >= 0x200b && code <= 0x200f) ||
-		(code >= 0x2028 && code <= 0x202e) ||
-		(code >= 0x2060 && code <= 0x2064) ||
-		(code >= 0x2066 && code <= 0x206f) ||
-		code === 0xfeff ||
-		(code >= 0xfff9 && code <= 0xfffb)
-	);
-}
-
-/** Unicode tag characters (U+E0000–U+E007F): invisible, and read by models as ASCII. */
-const isTag = (text: string, i: number): boolean => {
-	if (text.charCodeAt(i) !== 0xdb40) return false;
-	const low = text.charCodeAt(i + 1);
-	return low >= 0xdc00 && low <= 0xdc7f;
-};
-
-const hex = (code: number): string => code.toString(16).toUpperCase().padStart(4, "0");
 
 /** Characters of one quoted value that an error line shows; the rest is counted, not shown. */
 const QUOTED_MAX = 80;
@@ -145,11 +89,11 @@ const LINE_MAX = 2000;
 
 /**
  * A message (an error's, say) as one printable line: each run of whitespace around a line break
- * becomes one space, a quoted value (a role, an id) longer than 80 characters is cut, the line after
- * 2,000, and the rest is {@link sanitize}d. Linear in the text, with no regex on it.
+ * becomes one space, a quoted value (a role, an id) longer than 80 characters is cut (a path at its
+ * start, so that its file name shows), the line after 2,000, and the rest is {@link sanitize}d. Linear in the text, with no regex on it.
  */
 export function oneLine(value: unknown): string {
-	const text = typeof value === "string" ? value : toText(value);
+	const text = typeof value === "string" ? value : textOf(value);
 	const lines = text.split("\n");
 	let joined = lines.length === 1 ? text : "";
 	if (lines.length > 1) {
@@ -164,12 +108,12 @@ export function oneLine(value: unknown): string {
 	}
 	const capped = capQuoted(joined);
 	if (capped.length <= LINE_MAX) return sanitize(capped);
-	return `${sanitize(clip(capped, LINE_MAX))}… (${(capped.length - LINE_MAX).toLocaleString("en-US")} more characters)`;
+	return `${sanitize(clip(capped, LINE_MAX))}… (${more(capped.length - LINE_MAX, "character")})`;
 }
 
 /** A history value for a header or a label: sanitized, and cut after `max` characters. */
 export function shown(value: unknown, max = QUOTED_MAX): string {
-	const text = typeof value === "string" ? value : toText(value);
+	const text = typeof value === "string" ? value : textOf(value);
 	if (text.length <= max) return sanitize(text);
 	return `${sanitize(clip(text, max))}…`;
 }
@@ -193,8 +137,11 @@ function capQuoted(text: string): string {
 		while (close < text.length && text.charCodeAt(close) !== 0x22) close += text.charCodeAt(close) === 0x5c ? 2 : 1;
 		const length = Math.min(close, text.length) - open - 1;
 		if (length > QUOTED_MAX) {
-			const more = (length - QUOTED_MAX).toLocaleString("en-US");
-			result += `${text.slice(from, open + 1)}${clip(text.slice(open + 1, open + 1 + QUOTED_MAX), QUOTED_MAX)}… (${more} more characters)`;
+			const value = text.slice(open + 1, open + 1 + length);
+			const cut = isPath(value)
+				? pathEnd(value, QUOTED_MAX)
+				: `${clip(value, QUOTED_MAX)}… (${more(length - QUOTED_MAX, "character")})`;
+			result += `${text.slice(from, open + 1)}${cut}`;
 			from = Math.min(close, text.length);
 		}
 		open = close >= text.length ? -1 : text.indexOf('"', close + 1);
@@ -202,21 +149,63 @@ function capQuoted(text: string): string {
 	return from === 0 ? text : result + text.slice(from);
 }
 
+/** `1 more character`, `2 more characters`. */
+const more = (count: number, word: string): string =>
+	`${count.toLocaleString("en-US")} more ${word}${count === 1 ? "" : "s"}`;
+
+/** Whether a quoted value reads as a file path: its end (the file name) is what tells it apart. */
+const isPath = (value: string): boolean => value.includes("/") || value.includes("\\");
+
+/**
+ * A long path cut to `max` characters keeping its end: the directories nearest the file that fit,
+ * then the file name (`…/sessions/--home-me-work--/2026-01-31T12-00-00-000Z_0193.jsonl`); where
+ * the last directory and the file name do not fit together, the directory and both ends of the
+ * name (`…/--home-me-work--/2026-01-31T1…0123456789ab.jsonl`).
+ */
+function pathEnd(path: string, max: number): string {
+	const name = lastSeparator(path, path.length - 1);
+	const parent = name > 0 ? lastSeparator(path, name - 1) : -1;
+	if (name === -1 || name === path.length - 1) return `…${tail(path, max - 1)}`;
+	if (parent !== -1 && path.length - parent + 1 <= max) {
+		// Whole directories, as many as fit behind "…".
+		let from = parent;
+		for (
+			let i = lastSeparator(path, parent - 1);
+			i !== -1 && path.length - i + 1 <= max;
+			i = lastSeparator(path, i - 1)
+		) {
+			from = i;
+		}
+		return `…${path.slice(from)}`;
+	}
+	const directory =
+		parent !== -1 && name - parent < max / 2 ? path.slice(parent, name + 1) : path.slice(name, name + 1);
+	const file = path.slice(name + 1);
+	const room = max - 1 - directory.length;
+	if (file.length <= room) return `…${directory}${file}`;
+	const head = Math.min(12, Math.floor(room / 3));
+	return `…${directory}${clip(file, head)}…${tail(file, room - head - 1)}`;
+}
+
+/** The index of the last `/` or `\\` at or before `from`, or -1. */
+function lastSeparator(text: string, from: number): number {
+	for (let i = from; i >= 0; i--) {
+		const code = text.charCodeAt(i);
+		if (code === 0x2f || code === 0x5c) return i;
+	}
+	return -1;
+}
+
+/** The last `count` characters of `text`, never starting inside a surrogate pair. */
+function tail(text: string, count: number): string {
+	let start = Math.max(0, text.length - count);
+	const first = text.charCodeAt(start);
+	if (first >= 0xdc00 && first <= 0xdfff) start++;
+	return text.slice(start);
+}
+
 /** The first `max` characters of `text`, never ending inside a surrogate pair. */
 function clip(text: string, max: number): string {
 	const last = text.charCodeAt(max - 1);
 	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
-
-function toText(value: unknown): string {
-	try {
-		return String(value);
-	} catch {
-		// An object without a prototype (or with a throwing toString, or a Proxy) has no text of its own.
-		try {
-			return Object.prototype.toString.call(value);
-		} catch {
-			return "[a value that cannot be shown]";
-		}
-	}
 }

@@ -2,7 +2,7 @@
  * How the view shows a `system` message (pi 1.x: the system prompt and the tool loadout, or a later
  * change to them): its header facts, its body (content, then each section), and what it counts.
  */
-import { isRecord } from "../values.js";
+import { isRecord, textOf } from "../values.js";
 import { label, type Style } from "./style.js";
 
 /**
@@ -84,7 +84,7 @@ export function systemParts(message: SystemMessageShape, style: Style): SystemPa
 			continue;
 		}
 		parts.push({ text: `§ ${name}`, paint: style.dim });
-		parts.push({ text: String(value) });
+		parts.push({ text: textOf(value) });
 	}
 	return parts;
 }
@@ -98,7 +98,7 @@ function textsOf(content: unknown): string[] {
 	if (!Array.isArray(content)) return [];
 	const texts: string[] = [];
 	for (const block of content) {
-		if (isRecord(block) && block.type === "text") texts.push(String(block.text ?? ""));
+		if (isRecord(block) && block.type === "text") texts.push(textOf(block.text ?? ""));
 	}
 	return texts;
 }

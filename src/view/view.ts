@@ -7,6 +7,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
+import type { Columns } from "./columns.js";
 import { editNotes, renderHidden } from "./context-edit-view.js";
 import { renderExplanation, roleText } from "./explain-view.js";
 import { renderFooter, renderMessages, totals } from "./render.js";
@@ -25,15 +26,17 @@ export interface ConversionView {
 	style: Style;
 	/** Columns available. */
 	width: number;
+	/** How lines are measured and cut: string-width's measure in the CLI, pi-tui's inside pi. */
+	columns: Columns;
 }
 
 /** The view's lines below its header. */
 export function renderConversion(view: ConversionView): string[] {
-	const { explanation, messages, entryIds, contextEdits: edits, style, width } = view;
+	const { explanation, messages, entryIds, contextEdits: edits, style, width, columns } = view;
 	const sources = sourcesOf(explanation, entryIds);
 	const counts = totals(explanation.output);
 	const notes = editNotes(edits, messages.length, explanation);
-	const lines = renderMessages(explanation.output, counts, { style, width, sources, notes });
+	const lines = renderMessages(explanation.output, counts, { style, width, columns, sources, notes });
 	if (view.explain) {
 		lines.push("");
 		for (const line of renderExplanation(explanation, messages, entryIds, style, edits)) lines.push(line);

@@ -580,3 +580,50 @@ export const arbImageHistory16: fc.Arbitrary<Pi1HistoryMessage[]> = fc
 		),
 	)
 	.map(([head, rest]): Pi1HistoryMessage[] => (head === undefined ? rest : [head, ...rest]));
+
+/**
+ * Pieces of text whose terminal width is not their length: CJK (2 columns each), emoji with and
+ * without presentation selectors, ZWJ sequences, skin tones, flags and keycaps (2), combining marks
+ * (0), tabs, invisible characters, variation-selector payloads after an emoji, and plain ASCII.
+ */
+const WIDE_PIECES: readonly string[] = Object.freeze([
+	"中文提示：请修复失败的测试",
+	"東京タワー",
+	"한국어 텍스트",
+	"✅",
+	"✅ done ✅",
+	"❤️",
+	"❤️‍🔥",
+	"👨‍👩‍👧‍👦",
+	"👩🏽‍💻",
+	"🏳️‍🌈",
+	"🇯🇵",
+	"1️⃣",
+	"😀\u{e0100}\u{e0101}\u{e0102}\u{e0103}\u{e0104}",
+	"e\u0301\u0302\u0303",
+	"Z\u0351\u0352\u0353\u0354\u0355\u0356\u0357\u0358",
+	"\t",
+	"a\tb\t\tc",
+	"\u200b\u200d\u2060",
+	"\ufe0f",
+	"ｆｕｌｌｗｉｄｔｈ",
+	"ﾊﾝｶｸ",
+	"…",
+	"⟨U+FE0F⟩",
+	" ",
+	"ascii words ",
+]);
+
+/** Text for terminal-width properties: pieces of {@link WIDE_PIECES} and arbitrary code points, joined. */
+export const arbTerminalText: fc.Arbitrary<string> = fc
+	.array(
+		fc.oneof(
+			{ weight: 4, arbitrary: fc.constantFrom(...WIDE_PIECES) },
+			fc.string({ unit: "grapheme", maxLength: 6 }),
+		),
+		{
+			minLength: 1,
+			maxLength: 60,
+		},
+	)
+	.map((pieces) => pieces.join(""));

@@ -1,0 +1,75 @@
+/**
+ * The session's history as pi builds it for the next request, with what the CLI's view shows of a
+ * session file beside it: the entry each message came from and what the session's `context_edit`
+ * entries hid or replaced. pi's own session manager gives the messages; convert-to-llm's session
+ * reader, run over pi's entries, gives the rest, so `/llm-context` and `convert-to-llm` show one
+ * session alike.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { buildSessionContext } from "../session/context.js";
+import type { ContextEditEffect } from "../session/context-types.js";
+import type { ParsedSession, SessionEntry, SessionHeader } from "../session/types.js";
+import type { PiSessionManager } from "./pi-api.js";
+
+/** The history to convert, and, when they line up with it, each message's entry and the edits. */
+export interface SessionHistory {
+	messages: AgentMessage[];
+	entryIds?: string[];
+	contextEdits?: ContextEditEffect[];
+}
+
+/**
+ * pi's next-request history (`buildSessionContext().messages`), with entry ids and `context_edit`
+ * effects from the session reader when its reading of pi's entries gives as many messages as pi's
+ * (else, on pi 1.x, the entry ids of pi's projection, and no edits).
+ *
+ * @throws when this pi's session manager cannot build the context.
+ */
+export function sessionHistory(sessionManager: PiSessionManager): SessionHistory {
+	if (typeof sessionManager.buildSessionContext !== "function") {
+		throw new Error("this pi's session manager cannot build the session context");
+	}
+	// pi's AgentMessage of either line; the registry checks each message it is given.
+	const messages = sessionManager.buildSessionContext().messages as AgentMessage[];
+	const read = readEntries(sessionManager);
+	if (read !== undefined && read.entryIds.length === messages.length) {
+		return { messages, entryIds: read.entryIds, contextEdits: read.contextEdits };
+	}
+	const entryIds = projectionIds(sessionManager);
+	return entryIds !== undefined && entryIds.length === messages.length ? { messages, entryIds } : { messages };
+}
+
+/** The session reader's context of pi's entries at pi's leaf; `undefined` where pi gives no entries. */
+function readEntries(
+	sessionManager: PiSessionManager,
+): { entryIds: string[]; contextEdits: ContextEditEffect[] } | undefined {
+	if (typeof sessionManager.getEntries !== "function") return undefined;
+	try {
+		const entries = sessionManager.getEntries() as SessionEntry[];
+		if (!Array.isArray(entries)) return undefined;
+		// pi's manager holds its entries migrated to the current version, without the header line.
+		const session: ParsedSession = {
+			header: (sessionManager.getHeader?.() ?? { type: "session", id: "", timestamp: "", cwd: "" }) as SessionHeader,
+			version: 3,
+			entries,
+			lines: entries.map((_, i) => i + 2),
+			problems: [],
+		};
+		const leafId = sessionManager.getLeafId?.();
+		const context = buildSessionContext(session, leafId === undefined ? {} : { leafId });
+		return { entryIds: context.entryIds, contextEdits: context.contextEdits };
+	} catch {
+		// Entries this reader cannot follow (a leaf it does not find): the view goes without them.
+		return undefined;
+	}
+}
+
+/** pi 1.x's projection: the entry of each message it sends. */
+function projectionIds(sessionManager: PiSessionManager): string[] | undefined {
+	if (typeof sessionManager.buildSessionProjection !== "function") return undefined;
+	const entryIds: string[] = [];
+	for (const entry of sessionManager.buildSessionProjection().entries) {
+		for (let i = 0; i < entry.messages.length; i++) entryIds.push(entry.sourceEntry.id);
+	}
+	return entryIds;
+}

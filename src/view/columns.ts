@@ -1,0 +1,72 @@
+/**
+ * Terminal columns: how wide a text is where a terminal draws it, and how the view cuts a line to a
+ * width. The view measures through a port, never by UTF-16 length and never with a table of its own:
+ * the CLI passes string-width's measure, the pi extension pi-tui's `visibleWidth` and
+ * `truncateToWidth`, the very functions pi's TUI checks every line with.
+ */
+import { sanitize } from "./style.js";
+
+/**
+ * How wide text is in a terminal, and how to cut it.
+ *
+ * Contract: `width` counts the columns a terminal gives `text` (a CJK character or an emoji 2, a
+ * combining mark or a zero-width joiner inside an emoji 0); `truncate` returns `text` when it fits in
+ * `columns`, else its longest prefix of whole graphemes that fits with a final `…`, so that
+ * `width(truncate(text, n)) <= n` for every `n >= 1`. Neither throws.
+ *
+ * @example
+ * const columns = graphemeColumns(stringWidth);
+ * columns.truncate("東京タワー", 5); // "東京…"
+ */
+export interface Columns {
+	width(text: string): number;
+	truncate(text: string, columns: number): string;
+}
+
+const ELLIPSIS = "…";
+
+/**
+ * {@link Columns} from a width function (string-width's, say): a line is cut between graphemes
+ * (`Intl.Segmenter`), each measured by `width`, so an emoji ZWJ sequence or a letter with its
+ * combining marks is kept or cut whole.
+ *
+ * @example
+ * import stringWidth from "string-width";
+ * const columns = graphemeColumns(stringWidth);
+ */
+export function graphemeColumns(width: (text: string) => number): Columns {
+	const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+	return {
+		width,
+		truncate(text, columns) {
+			if (width(text) <= columns) return text;
+			const room = columns - width(ELLIPSIS);
+			if (room < 0) return "";
+			let kept = "";
+			let used = 0;
+			for (const { segment } of graphemes.segment(text)) {
+				const next = width(segment);
+				if (used + next > room) break;
+				kept += segment;
+				used += next;
+			}
+			return kept + ELLIPSIS;
+		},
+	};
+}
+
+/**
+ * Of a line from the history, what fits in `width` columns: made printable ({@link sanitize}) and
+ * cut with `…`. Only the start of a long line is looked at (a multi-megabyte output line is never
+ * sanitized whole); a line cut there ends with `…` too.
+ */
+export function fitLine(text: string, width: number, columns: Columns): string {
+	// No character is narrower than a column unless it is a mark or a joiner: 8 code units per
+	// column leave room for those, and cut a line whose start already overflows.
+	const limit = width * 8 + 16;
+	if (text.length <= limit) return columns.truncate(sanitize(text), width);
+	let end = limit;
+	const last = text.charCodeAt(end - 1);
+	if (last >= 0xd800 && last <= 0xdbff) end--;
+	return columns.truncate(`${sanitize(text.slice(0, end))}${ELLIPSIS}`, width);
+}
