@@ -55,7 +55,8 @@ export function historyRows(
 		else list.push(i);
 	}
 	const hidden = new Map<string, string>();
-	for (const edit of edits ?? []) if (edit.effect === "hidden") hidden.set(edit.targetId, edit.editId);
+	const replaced = new Map<string, string>();
+	for (const edit of edits ?? []) (edit.effect === "hidden" ? hidden : replaced).set(edit.targetId, edit.editId);
 	const path = pathOf(tree);
 	const children = childCounts(tree.session.entries);
 	let compactionAt = -1;
@@ -77,6 +78,9 @@ export function historyRows(
 			row.state = stateOf(entry, hidden, p < compactionAt);
 			row.text = preview(entry);
 		}
+		const edit = replaced.get(entry.id);
+		if (edit !== undefined)
+			row.text = `as stored (context_edit ${pageLabel(edit, 40)} replaced it) ${preview(entry)}`;
 		rows.push(row);
 	}
 	// Every history message has a row, whatever the tree says.

@@ -57,7 +57,14 @@ export function writeHostileSession(path: string): void {
 			api: "anthropic-messages",
 			provider: short(7),
 			model: short(8),
-			usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+			usage: {
+				input: 1,
+				output: 1,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: 2,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
 			stopReason: short(9),
 			errorMessage: HOSTILE,
 			timestamp: ms + 1,
@@ -73,7 +80,11 @@ export function writeHostileSession(path: string): void {
 			content: [
 				{ type: "text", text: long },
 				{ type: "image", mimeType: "image/png\"><script>window.__pwned='mime'</script>", data: HOSTILE },
-				{ type: "image", mimeType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" },
+				{
+					type: "image",
+					mimeType: "image/png",
+					data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+				},
 			],
 			isError: true,
 			timestamp: ms + 2,
@@ -81,17 +92,37 @@ export function writeHostileSession(path: string): void {
 	});
 	add({
 		type: "message",
-		message: { role: "bashExecution", command: HOSTILE, output: HOSTILE, exitCode: 1, cancelled: false, truncated: false, timestamp: ms + 3 },
+		message: {
+			role: "bashExecution",
+			command: HOSTILE,
+			output: HOSTILE,
+			exitCode: 1,
+			cancelled: false,
+			truncated: false,
+			timestamp: ms + 3,
+		},
 	});
 	add({
 		type: "message",
-		message: { role: "bashExecution", command: HOSTILE, output: HOSTILE, exitCode: 0, cancelled: false, truncated: false, excludeFromContext: true, timestamp: ms + 4 },
+		message: {
+			role: "bashExecution",
+			command: HOSTILE,
+			output: HOSTILE,
+			exitCode: 0,
+			cancelled: false,
+			truncated: false,
+			excludeFromContext: true,
+			timestamp: ms + 4,
+		},
 	});
 	add({ type: "custom_message", customType: short(11), content: HOSTILE, display: true });
 	add({ type: "message", message: { role: short(12), content: HOSTILE, timestamp: ms + 5 } });
 	add({ type: "label", targetId: first, label: HOSTILE });
 	add({ type: "custom", customType: short(13), data: { html: HOSTILE } });
-	add({ type: "message", message: { role: "user", content: [{ type: "text", text: `last: ${HOSTILE}` }], timestamp: ms + 6 } });
+	add({
+		type: "message",
+		message: { role: "user", content: [{ type: "text", text: `last: ${HOSTILE}` }], timestamp: ms + 6 },
+	});
 	writeFileSync(path, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
 }
 
