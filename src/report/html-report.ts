@@ -49,6 +49,13 @@ export function sessionTree(text: string, leafId: string | null | undefined): Se
 	}
 }
 
+function sameRoles(a: readonly unknown[], b: readonly unknown[]): boolean {
+	if (a.length !== b.length) return false;
+	const role = (message: unknown) => (message as { role?: unknown } | null)?.role;
+	for (let i = 0; i < a.length; i++) if (role(a[i]) !== role(b[i])) return false;
+	return true;
+}
+
 function sameIds(a: readonly string[], b: readonly string[] | undefined): boolean {
 	if (b === undefined || a.length !== b.length) return false;
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -71,17 +78,21 @@ export function writeSessionReport(report: SessionReport): { path: string; bytes
 	const { sessionFile, leafId, cwd, ...input } = report;
 	let tree: SessionTree | undefined;
 	let contextEdits = input.contextEdits;
+	let entryIds = input.entryIds;
 	if (sessionFile !== undefined && existsSync(sessionFile)) {
 		try {
 			const read = readSession(readFileSync(sessionFile, "utf8"), { leafId: leafId ?? undefined });
 			tree = { session: read.session, leafId: read.leafId };
+			// pi 0.73.1 does not say which entry each message came from: the file does, when it still
+			// holds what pi sent (the reader's context is pi's, message for message).
+			if (entryIds === undefined && sameRoles(read.messages, input.messages)) entryIds = read.entryIds;
 			// What the file's context_edits did, when the file still says what pi sent.
-			if (contextEdits === undefined && sameIds(read.entryIds, input.entryIds)) contextEdits = read.contextEdits;
+			if (contextEdits === undefined && sameIds(read.entryIds, entryIds)) contextEdits = read.contextEdits;
 		} catch {
 			// A file pi is writing may not read cleanly: the history column then lists the messages.
 		}
 	}
-	const page = htmlReport({ ...input, contextEdits, title: sessionFile ?? "in-memory session", tree });
+	const page = htmlReport({ ...input, entryIds, contextEdits, title: sessionFile ?? "in-memory session", tree });
 	const path = besideSession(sessionFile, cwd);
 	writeFileSync(path, page);
 	return { path, bytes: Buffer.byteLength(page) };
