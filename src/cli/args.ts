@@ -12,6 +12,8 @@ export interface CliOptions {
 	leaf: string | undefined;
 	explain: boolean;
 	strict: boolean;
+	/** `--html [file]`: the report's file (`""`: the default name, `-`: stdout); `undefined` without it. */
+	html: string | undefined;
 	/** The most bytes of input read (`--max-input`, 512 MiB by default). */
 	maxInput: number;
 	/** How long a plugin's async work may take, in ms (`--timeout`): loading its module, an async tap. */
@@ -47,6 +49,10 @@ Options:
   --leaf <entryId>    the context as it was at another entry of the session tree
   --explain           for each history message, the plugin that converted it or why it was
                       dropped, and what it became; what each post-conversion hook changed
+  --html [file]       write a self-contained HTML report instead (the history beside the
+                      model input, dropped messages, hook diffs, a token chart); file:
+                      a name ending in .html, or --html=<file> (--html=- for stdout);
+                      default: the input's name with .html, in the current directory
   --strict            treat every problem (a skipped line, an unknown role, a failing
                       converter) as an error
   --max-input <size>  read at most this much input (default 512M; bytes, or with K, M or
@@ -71,9 +77,10 @@ Examples:
 
 /** Parses `argv` (without `node` and the script). Bad usage throws a {@link CliError} (exit 2). */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
+	const { rest, html } = takeHtml(argv);
 	let parsed: ReturnType<typeof parse>;
 	try {
-		parsed = parse(argv);
+		parsed = parse(rest);
 	} catch (error) {
 		const code = (error as { code?: unknown } | null)?.code;
 		const text = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
@@ -91,6 +98,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		leaf: values.leaf,
 		explain: values.explain === true,
 		strict: values.strict === true,
+		html,
 		maxInput: DEFAULT_MAX_INPUT,
 		timeout: DEFAULT_TIMEOUT_MS,
 		help: values.help === true,
@@ -105,6 +113,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 			`one input at a time, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(", ")}. Usage: ${USAGE}`,
 		);
 	}
+	if (html !== undefined && options.json) throw new CliError("--html and --json each choose the output: give one.");
 	if (options.leaf === "") throw new CliError('--leaf needs an entry id (the "id" of a session line).');
 	if (values["max-input"] !== undefined) {
 		const size = parseSize(values["max-input"]);
@@ -126,6 +135,32 @@ function parseTimeout(text: string): number {
 	throw new CliError(
 		`--timeout takes a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (30000 is 30 s), not ${JSON.stringify(text)}.`,
 	);
+}
+
+/**
+ * `--html` takes an optional file, which `parseArgs` cannot say: `--html=<file>`, or `--html` and a
+ * next argument that ends in `.html` / `.htm`; otherwise the default name (`""`).
+ */
+function takeHtml(argv: readonly string[]): { rest: string[]; html: string | undefined } {
+	const rest: string[] = [];
+	let html: string | undefined;
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] as string;
+		if (arg === "--") {
+			for (let j = i; j < argv.length; j++) rest.push(argv[j] as string);
+			break;
+		}
+		if (arg.startsWith("--html=")) {
+			html = arg.slice("--html=".length);
+			if (html === "")
+				throw new CliError("--html= needs a file name (or - for stdout); --html alone uses the default name.");
+		} else if (arg === "--html") {
+			const next = argv[i + 1]?.toLowerCase();
+			const named = next !== undefined && !next.startsWith("-") && (next.endsWith(".html") || next.endsWith(".htm"));
+			html = named ? (argv[++i] as string) : "";
+		} else rest.push(arg);
+	}
+	return { rest, html };
 }
 
 const parse = (argv: readonly string[]) =>

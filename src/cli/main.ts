@@ -1,11 +1,16 @@
 /**
  * `convert-to-llm [options] <file | ->`: what the model sees of a pi history, and why.
  */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { version } from "../../package.json";
 import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
 import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
+import { defaultReportPath, htmlReport, observeTaps, sessionTree } from "../report/html-report.js";
+import type { TapSnapshots } from "../report/tap-snapshots.js";
 import { errorText, isInstance, textOf } from "../values.js";
 import { explanationToJson } from "../view/explain-view.js";
 import { format, plural } from "../view/render.js";
@@ -15,6 +20,7 @@ import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
+import { readFileBounded } from "./read-input.js";
 import { terminalColumns } from "./terminal-columns.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -135,11 +141,18 @@ async function run(io: CliIo): Promise<number> {
 		writeWarnings(io, warnings, false);
 		return code;
 	}
+	// A report's registry is this run's own: it may observe each post-conversion tap.
+	const snapshots = options.html === undefined ? undefined : observeTaps(registry);
 	// The view names the source of each output, so it always runs explain (its output is convert's).
 	const explanation = await finished(registry.explainAsync(input.messages), (result) => result.errors);
 	for (const error of explanation.errors) warnings.push(error.message);
 	if (options.strict && !options.explain && explanation.errors.length > 0) {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
+	}
+	if (options.html !== undefined) {
+		const code = writeReport(io, options, input, loaded, explanation, snapshots);
+		writeWarnings(io, warnings, true);
+		return options.strict && explanation.errors.length > 0 ? ExitCode.PROBLEM : code;
 	}
 	const code = options.json
 		? write(io, `${json(stringify(() => explanationToJson(explanation)))}\n`)
@@ -171,6 +184,42 @@ function view(
 	});
 	for (const line of body) lines.push(line);
 	return lines;
+}
+
+/** `--html`: the report, to its file (saying where) or to stdout (`--html=-`). */
+function writeReport(
+	io: CliIo,
+	options: CliOptions,
+	input: LoadedInput,
+	loaded: readonly LoadedPlugins[],
+	explanation: Explanation,
+	snapshots: TapSnapshots | undefined,
+): number {
+	const spec = options.input as string;
+	const tree =
+		input.kind === "session" && spec !== "-"
+			? sessionTree(readFileBounded(spec, io.cwd, options.maxInput), options.leaf)
+			: undefined;
+	const page = htmlReport({
+		title: input.name,
+		facts: header(input, loaded, options, createStyle(false)),
+		messages: input.messages,
+		explanation,
+		entryIds: input.session?.entryIds,
+		contextEdits: input.session?.contextEdits,
+		tree,
+		snapshots,
+		problems: input.problems,
+	});
+	if (options.html === "-") return write(io, page);
+	const path = options.html === "" ? defaultReportPath(spec, io.cwd) : resolve(io.cwd, options.html as string);
+	try {
+		writeFileSync(path, page);
+	} catch (error) {
+		throw new CliError(`cannot write the report to "${path}": ${thrownText(error)}`);
+	}
+	const size = `${(Buffer.byteLength(page) / 1024).toFixed(1)} KB`;
+	return write(io, `wrote ${path} (${size}); open it in a browser: ${pathToFileURL(path).href}\n`);
 }
 
 /** `JSON.stringify`, with a history too deep for it said in one line. */

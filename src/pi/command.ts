@@ -1,9 +1,10 @@
 /**
- * `/llm-context [--json]`: what the next request sends, as convert-to-llm makes it of pi's session
+ * `/llm-context [--json | --html]`: what the next request sends, as convert-to-llm makes it of pi's session
  * context. In the TUI a scrollable panel; in RPC mode the plain text as a notification; in print and
  * JSON modes on stderr (pi keeps stdout for its own output there, and sends extensions' stdout writes
  * to stderr anyway).
  */
+import { writeSessionReport } from "../report/html-report.js";
 import { errorText } from "../values.js";
 import { escapeJsonForTerminal } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
@@ -41,7 +42,23 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				hardening,
 				width,
 			});
-		if (json) write(ctx, forTerminal(ctx) ? escapeJsonForTerminal(viewJson(explanation)) : viewJson(explanation));
+		if (args.trim() === "--html") {
+			const facts = lines(PLAIN_WIDTH).slice(0, 2);
+			const where = writeSessionReport({
+				facts,
+				messages,
+				explanation,
+				entryIds,
+				sessionFile: ctx.sessionManager.getSessionFile(),
+				leafId: ctx.sessionManager.getLeafId?.(),
+				cwd: ctx.cwd,
+			});
+			write(
+				ctx,
+				`/${COMMAND}: wrote the HTML report to ${where.path} (${(where.bytes / 1024).toFixed(1)} KB); open it in a browser.`,
+			);
+		} else if (json)
+			write(ctx, forTerminal(ctx) ? escapeJsonForTerminal(viewJson(explanation)) : viewJson(explanation));
 		else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines, columns)))) {
 			write(ctx, lines(PLAIN_WIDTH).join("\n"));
 		}

@@ -59,7 +59,8 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 	pi.on("session_before_compact", (event, ctx: PiContext) => hardenCompaction(host, reporter, event, ctx));
 	pi.on("session_before_tree", (event, ctx: PiContext) => hardenBranchSummary(host, reporter, event, ctx));
 	pi.registerCommand(COMMAND, {
-		description: "Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only)",
+		description:
+			"Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only; --html: write an HTML report beside the session)",
 		handler: (args, ctx) => {
 			flush(ctx);
 			return runCommand(host, reporter, args, ctx);
