@@ -55,7 +55,7 @@ function toModelMessages(messages: readonly Message[]): Tagged[] {
 					},
 				],
 				index,
-			} as Tagged;
+			} as unknown as Tagged;
 		const content = message.content.map((block) => {
 			const key = blockKey(block);
 			if (block.type === "text") return { type: "text", text: key, key };
@@ -72,7 +72,10 @@ type Kept = [number, string[] | string][];
 function keptOfModel(messages: readonly ModelMessage[]): Kept {
 	return messages.map((message) => {
 		const { index, content } = message as Tagged;
-		return [index, typeof content === "string" ? content : (content as { key: string }[]).map((part) => part.key)];
+		return [
+			index,
+			typeof content === "string" ? content : (content as unknown as { key: string }[]).map((part) => part.key),
+		];
 	});
 }
 

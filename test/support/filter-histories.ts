@@ -50,10 +50,13 @@ const arbStep: fc.Arbitrary<Step> = fc.oneof(
 				fc.record({
 					kind: fc.constant("assistant" as const),
 					blocks: fc.constant(blocks),
-					answered: fc.array(fc.boolean({ trueWeight: 4 } as never), {
-						minLength: blocks.length,
-						maxLength: blocks.length,
-					}),
+					answered: fc.array(
+						fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+						{
+							minLength: blocks.length,
+							maxLength: blocks.length,
+						},
+					),
 				}),
 			),
 	},
