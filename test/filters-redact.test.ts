@@ -8,6 +8,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { REDACT_SECRETS_PLUGIN, redactSecrets } from "../src/filters/redact-secrets.js";
+import { loadSecretlint } from "../src/filters/secret-detector.js";
 import { AsyncHookInSyncConvertError } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { assistant, bashExecution, collectErrors, user } from "./support/fixtures.js";
@@ -170,6 +171,26 @@ describe("redactSecrets", () => {
 			.use(plugin)
 			.convertAsync([user(`${aws?.text}\n${id?.text}\nkey acme_abcdef123456`)]);
 		expect(output[0]?.content).toBe(`export AWS_SECRET_ACCESS_KEY=<aws>\n${id?.text}\nkey acme_<acme>`);
+	});
+
+	it("should scan only the strings it has not scanned before, and still redact what it found in them", async () => {
+		const scanned: string[] = [];
+		const plugin = redactSecrets({
+			loadScanner: async () => {
+				const scan = await loadSecretlint();
+				return (text) => {
+					scanned.push(text);
+					return scan(text);
+				};
+			},
+		});
+		const reg = createDefaultRegistry().use(plugin);
+		const history = [user(SECRETS[2]?.text ?? ""), user("next")];
+		await reg.convertAsync(history);
+		const second = await reg.convertAsync([...history, user("another turn")]);
+		expect(scanned).toHaveLength(2);
+		expect(scanned[1]).toBe("another turn");
+		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
 	});
 
 	it("should throw AsyncHookInSyncConvertError in sync convert, before converting anything", () => {

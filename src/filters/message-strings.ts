@@ -64,20 +64,26 @@ function walk(value: unknown, map: StringMapper, depth: number): unknown {
 	}
 	if (!isRecord(value)) return value;
 	const image = value.type === "image";
-	let changed = false;
-	const entries: [string, unknown][] = [];
-	for (const key of Object.keys(value)) {
+	const keys = Object.keys(value);
+	// Each field is read once (a getter could answer differently the second time); entries are made
+	// only once something changed, so the common case (no secret) allocates one array per record.
+	const items = new Array<unknown>(keys.length);
+	let entries: [string, unknown][] | undefined;
+	for (let k = 0; k < keys.length; k++) {
+		const key = keys[k] as string;
 		const item = value[key];
-		if (NOT_TEXT.has(key) || (image && key === "data")) {
-			entries.push([key, item]);
-			continue;
+		items[k] = item;
+		const text = !(NOT_TEXT.has(key) || (image && key === "data"));
+		const mappedKey = text ? map(key) : key;
+		const mapped = text ? walk(item, map, depth + 1) : item;
+		if (entries === undefined && mappedKey === key && mapped === item) continue;
+		if (entries === undefined) {
+			entries = [];
+			for (let j = 0; j < k; j++) entries.push([keys[j] as string, items[j]]);
 		}
-		const mappedKey = map(key);
-		const mapped = walk(item, map, depth + 1);
-		if (mappedKey !== key || mapped !== item) changed = true;
 		entries.push([mappedKey, mapped]);
 	}
-	if (!changed) return value;
+	if (entries === undefined) return value;
 	// fromEntries defines own properties, so a "__proto__" key stays a key.
 	const thinking = value.type === "thinking";
 	return Object.fromEntries(thinking ? entries.filter(([key]) => key !== "thinkingSignature") : entries);

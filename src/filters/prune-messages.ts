@@ -86,7 +86,7 @@ export function pruneMessages(options: PruneMessagesOptions = {}): Plugin {
 
 	const filter = (messages: Message[], ctx: HookContext): Message[] => {
 		const readable = readableMessages(messages, ctx);
-		let output: unknown[] = readable.slice();
+		let output: unknown[] = readable;
 		if (reasoning !== "none") output = withoutReasoning(output, reasoning === "before-last-message");
 		const pruned = new Set<number>();
 		for (const rule of rules) output = applyRule(output, rule, pruned);
@@ -196,6 +196,7 @@ const blockType = (block: unknown): unknown => (isRecord(block) ? block.type : u
 function withoutReasoning(messages: unknown[], spareLast: boolean): unknown[] {
 	return messages.map((message, index) => {
 		if (!isAssistantWithBlocks(message) || (spareLast && index === messages.length - 1)) return message;
+		if (!message.content.some((block) => blockType(block) === "thinking")) return message;
 		const content = message.content.filter((block) => blockType(block) !== "thinking");
 		return content.length === message.content.length ? message : { ...message, content };
 	});

@@ -47,6 +47,12 @@ export interface RedactSecretsOptions {
 
 /** Between two scanned strings: no rule matches across a blank line. */
 const SEPARATOR = "\n\n";
+/** How many scanned strings a plugin remembers. */
+const CACHE_LIMIT = 100_000;
+
+/** A secret value found in a string, and the rule that found it. */
+type Found = readonly [value: string, ruleId: string];
+const NONE: readonly Found[] = Object.freeze([]);
 
 /**
  * Replaces every secret that secretlint's recommended rules (and `patterns`) find, in every string
@@ -57,7 +63,9 @@ const SEPARATOR = "\n\n";
  * metadata, signatures or image data. secretlint's rules run on the whole history at once, with AWS
  * access key ids and npm `_authToken` values reported wherever they are and no
  * `secretlint-disable` directive honoured (the history's text is content); each secret's exact value
- * is replaced wherever it occurs, also where no rule would flag it. A thinking block that changed
+ * is replaced wherever it occurs, also where no rule would flag it. Each plugin remembers what it
+ * found in the strings it scanned (up to 100,000 strings), so a conversion scans only the strings
+ * that are new since the last one (pi converts the whole history every turn). A thinking block that changed
  * loses its signature. Messages without a secret pass on as they are. Fails closed: a message it
  * cannot read is dropped and reported; when the scanner cannot load or throws, no message is
  * sent (`[]`) and that is reported. secretlint is asynchronous, so this taps `afterConvertAsync` at
@@ -109,22 +117,35 @@ export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
 		return findings;
 	};
 
+	// The secrets found in each string already scanned: pi converts the whole history on every turn,
+	// so only the strings new since the last turn are scanned. Bounded; cleared when full.
+	const cache = new Map<string, readonly Found[]>();
+
 	const filter = async (messages: Message[], ctx: HookContext): Promise<Message[]> => {
 		const { readable, strings } = collect(messages, ctx);
-		let findings: SecretFinding[];
-		const text = strings.join(SEPARATOR);
-		try {
-			findings = await scan(text);
-		} catch (cause) {
-			ctx.report(
-				new ConversionError(
-					`redactSecrets: the secret scanner failed: ${errorText(cause)}. No message was sent, since none could be scanned; check that @secretlint/core and @secretlint/secretlint-rule-preset-recommend are installed.`,
-					{ plugin: REDACT_SECRETS_PLUGIN, cause },
-				),
-			);
-			return [];
+		const known: (readonly Found[] | undefined)[] = strings.map((value) => cache.get(value));
+		const missing = [...new Set(strings.filter((_, i) => known[i] === undefined))];
+		if (missing.length > 0) {
+			let fresh: Map<string, Found[]>;
+			try {
+				fresh = await scanBatch(missing, scan);
+			} catch (cause) {
+				ctx.report(
+					new ConversionError(
+						`redactSecrets: the secret scanner failed: ${errorText(cause)}. No message was sent, since none could be scanned; check that @secretlint/core and @secretlint/secretlint-rule-preset-recommend are installed.`,
+						{ plugin: REDACT_SECRETS_PLUGIN, cause },
+					),
+				);
+				return [];
+			}
+			if (cache.size + missing.length > CACHE_LIMIT) cache.clear();
+			for (const value of missing) cache.set(value, fresh.get(value) ?? NONE);
+			for (let i = 0; i < strings.length; i++) known[i] ??= fresh.get(strings[i] as string) ?? NONE;
 		}
-		const secrets = secretsOf(text, findings, allowed);
+		const secrets = new Map<string, string>();
+		for (const found of known)
+			for (const [value, ruleId] of found ?? NONE)
+				if (!secrets.has(value) && !allowed(value)) secrets.set(value, ruleId);
 		if (secrets.size === 0) return readable.length === messages.length ? messages : readable;
 		const redact = (value: string) => redactString(value, secrets, replace);
 		return readable.map((message) => {
@@ -184,20 +205,46 @@ function collect(messages: readonly Message[], ctx: HookContext): { readable: Me
 	return { readable, strings };
 }
 
-/** Each secret value found (a finding across a separator counts piece by piece), with its rule; allowed ones left out. */
-function secretsOf(
-	text: string,
-	findings: readonly SecretFinding[],
-	allowed: (secret: string) => boolean,
-): Map<string, string> {
-	const secrets = new Map<string, string>();
+/**
+ * Scans `strings` in one pass (joined by {@link SEPARATOR}) and gives each string the secret values
+ * found in it; a finding that spans a separator counts piece by piece, each for its own string.
+ */
+async function scanBatch(
+	strings: readonly string[],
+	scan: (text: string) => Promise<SecretFinding[]>,
+): Promise<Map<string, Found[]>> {
+	const starts = new Array<number>(strings.length);
+	let offset = 0;
+	for (let i = 0; i < strings.length; i++) {
+		starts[i] = offset;
+		offset += (strings[i] as string).length + SEPARATOR.length;
+	}
+	const findings = await scan(strings.join(SEPARATOR));
+	const found = new Map<string, Found[]>();
 	for (const { ruleId, start, end } of findings) {
-		for (const piece of text.slice(start, end).split(SEPARATOR)) {
-			if (piece.length === 0 || secrets.has(piece) || allowed(piece)) continue;
-			secrets.set(piece, ruleId);
+		for (let k = owner(starts, start); k < strings.length && (starts[k] as number) < end; k++) {
+			const value = strings[k] as string;
+			const from = Math.max(start, starts[k] as number) - (starts[k] as number);
+			const to = Math.min(end - (starts[k] as number), value.length);
+			if (to <= from) continue;
+			let list = found.get(value);
+			if (list === undefined) found.set(value, (list = []));
+			list.push([value.slice(from, to), ruleId]);
 		}
 	}
-	return secrets;
+	return found;
+}
+
+/** The index of the string whose span (or following separator) holds `position`. */
+function owner(starts: readonly number[], position: number): number {
+	let low = 0;
+	let high = starts.length - 1;
+	while (low < high) {
+		const mid = (low + high + 1) >> 1;
+		if ((starts[mid] as number) <= position) low = mid;
+		else high = mid - 1;
+	}
+	return low;
 }
 
 /** `value` with every occurrence of every secret replaced; overlapping occurrences merge into one. */
