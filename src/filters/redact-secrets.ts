@@ -228,7 +228,10 @@ async function scanBatch(
 			const to = Math.min(end - (starts[k] as number), value.length);
 			if (to <= from) continue;
 			let list = found.get(value);
-			if (list === undefined) found.set(value, (list = []));
+			if (list === undefined) {
+				list = [];
+				found.set(value, list);
+			}
 			list.push([value.slice(from, to), ruleId]);
 		}
 	}
