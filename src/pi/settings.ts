@@ -5,7 +5,8 @@
  * sends exactly what pi would.
  */
 
-import { isJsonObject } from "../values.js";
+import { type PruneMessagesOptions, pruneMessages } from "../filters/prune-messages.js";
+import { errorText, isJsonObject } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 
 /** The flag: `pi --convert-to-llm escapeSummaries,safeFences,strictImages,lint=repair`. */
@@ -45,6 +46,12 @@ export interface PiHardening {
 	strictImages: boolean;
 	lint: PiLintMode;
 	strict: boolean;
+	/** `redactSecrets()` (convert-to-llm/filters) on every request. */
+	redactSecrets?: boolean;
+	/** `trimToTokens({ maxTokens })`: the latest messages that fit, by pi's estimate. */
+	maxTokens?: number;
+	/** `pruneMessages(prune)`: the AI SDK's options (settings.json only). */
+	prune?: PruneMessagesOptions;
 }
 
 /** Every switch off: the default, which changes nothing on the wire. */
@@ -70,7 +77,7 @@ export interface ReadHardening {
 export function registerFlag(pi: PiExtensionApi): void {
 	pi.registerFlag(FLAG, {
 		description:
-			"convert-to-llm hardening, comma-separated: escapeSummaries, safeFences, blockImages, strictImages, lint=report|repair, strict",
+			"convert-to-llm hardening, comma-separated: escapeSummaries, safeFences, blockImages, strictImages, lint=report|repair, strict, redactSecrets, maxTokens=<n>",
 		type: "string",
 	});
 }
@@ -107,6 +114,16 @@ function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: str
 		if (key === "lint") {
 			if (typeof setting === "string" && LINT_MODES.includes(setting)) hardening.lint = setting as PiLintMode;
 			else problems.push(`settings "${SETTINGS_KEY}.lint" must be "off", "report" or "repair"; lint stays off.`);
+		} else if (key === "redactSecrets") {
+			if (typeof setting === "boolean") hardening.redactSecrets = setting;
+			else problems.push(`settings "${SETTINGS_KEY}.redactSecrets" must be true or false; it stays off.`);
+		} else if (key === "maxTokens") {
+			if (isTokenBudget(setting)) hardening.maxTokens = setting;
+			else problems.push(`settings "${SETTINGS_KEY}.maxTokens" must be a whole number >= 0; nothing is trimmed.`);
+		} else if (key === "prune") {
+			const problem = pruneProblem(setting);
+			if (problem === undefined) hardening.prune = setting as PruneMessagesOptions;
+			else problems.push(`settings "${SETTINGS_KEY}.prune": ${problem}; nothing is pruned.`);
 		} else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
 			if (typeof setting === "boolean") hardening[key as (typeof BOOLEAN_KEYS)[number]] = setting;
 			else problems.push(`settings "${SETTINGS_KEY}.${key}" must be true or false; it stays off.`);
@@ -116,14 +133,32 @@ function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: str
 	}
 }
 
-const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint"].join(", ")}`;
+const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint", "redactSecrets", "maxTokens", "prune"].join(", ")}`;
+
+const isTokenBudget = (value: unknown): value is number =>
+	typeof value === "number" && Number.isInteger(value) && value >= 0;
+
+/** What is wrong with a `prune` setting (the plugin's own check), or `undefined`. */
+function pruneProblem(setting: unknown): string | undefined {
+	if (!isJsonObject(setting)) return "must be an object of pruneMessages options";
+	try {
+		pruneMessages(setting as PruneMessagesOptions);
+		return undefined;
+	} catch (error) {
+		return errorText(error);
+	}
+}
 
 function applyFlag(flag: string, hardening: PiHardening, problems: string[]): void {
 	for (const raw of flag.split(",")) {
 		const token = raw.trim();
 		if (token === "") continue;
 		const [name, value] = token.split("=", 2) as [string, string | undefined];
-		if (name === "lint") {
+		if (name === "redactSecrets" && (value === undefined || value === "true" || value === "false")) {
+			hardening.redactSecrets = value !== "false";
+		} else if (name === "maxTokens" && value !== undefined && /^\d{1,15}$/.test(value)) {
+			hardening.maxTokens = Number(value);
+		} else if (name === "lint") {
 			const mode = value ?? "report";
 			if (LINT_MODES.includes(mode)) hardening.lint = mode as PiLintMode;
 			else problems.push(`--${FLAG}: lint=${mode} is not a lint mode (report, repair or off); lint stays off.`);
@@ -141,6 +176,9 @@ function applyFlag(flag: string, hardening: PiHardening, problems: string[]): vo
 export function hardeningText(hardening: PiHardening): string {
 	const on: string[] = BOOLEAN_KEYS.filter((key) => hardening[key]);
 	if (hardening.lint !== "off") on.push(`lint=${hardening.lint}`);
+	if (hardening.redactSecrets === true) on.push("redactSecrets");
+	if (hardening.maxTokens !== undefined) on.push(`maxTokens=${hardening.maxTokens}`);
+	if (hardening.prune !== undefined) on.push("prune");
 	return on.length === 0 ? "none" : on.join(", ");
 }
 
