@@ -140,7 +140,7 @@ export function cleanCorpus(): string[] {
 	}
 	texts.push("export AWS_REGION=eu-west-1\nexport NODE_ENV=production\nDATABASE_URL=postgres://localhost:5432/dev");
 	// An npmrc line that reads the token from the environment: not a secret (secretlint allows it).
-	texts.push(["//registry.npmjs.org/:_authToken=", "${NPM_TOKEN}"].join(""));
+	texts.push(`//registry.npmjs.org/:_authToken=${"$"}{NPM_TOKEN}`);
 	return texts;
 }
 
