@@ -7,6 +7,7 @@ export default defineConfig({
 		index: "src/index.ts",
 		preset: "src/preset.ts",
 		hooks: "src/hooks/index.ts",
+		filters: "src/filters/index.ts",
 		session: "src/session/index.ts",
 		// The pi extension (package.json `pi.extensions`) and its API for other extensions.
 		pi: "src/pi/index.ts",
@@ -22,6 +23,7 @@ export default defineConfig({
 			index: "src/index.ts",
 			preset: "src/preset.ts",
 			hooks: "src/hooks/index.ts",
+			filters: "src/filters/index.ts",
 			session: "src/session/index.ts",
 			pi: "src/pi/index.ts",
 		},
@@ -38,5 +40,8 @@ export default defineConfig({
 		"@earendil-works/pi-ai",
 		"@earendil-works/pi-agent-core",
 		"tapable",
+		// ESM-only; loaded by redactSecrets with a dynamic import, which the CJS build keeps as one.
+		"@secretlint/core",
+		"@secretlint/secretlint-rule-preset-recommend",
 	],
 });

@@ -18,6 +18,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { convertToLlm as upstreamConvertToLlm } from "@mariozechner/pi-coding-agent";
 import { createRegistry } from "convert-to-llm";
+import { pruneMessages, redactSecrets, trimToTokens } from "convert-to-llm/filters";
 import { blockImages, escapeSummaries, lint, safeFences } from "convert-to-llm/hooks";
 import { convertToLlm, createDefaultRegistry, defaultPreset } from "convert-to-llm/preset";
 import { createUpstreamBlockImages } from "../test/support/upstream-session.mjs";
@@ -144,10 +145,81 @@ const CASES = {
 			listened(createDefaultRegistry()).convert,
 		],
 	},
+	pruneMessages: {
+		title: 'pruneMessages({ reasoning: "all", toolCalls: "before-last-10-messages" }) / default preset',
+		setup: async () => [
+			listened(
+				createDefaultRegistry().use(pruneMessages({ reasoning: "all", toolCalls: "before-last-10-messages" })),
+			).convert,
+			listened(createDefaultRegistry()).convert,
+		],
+	},
+	trimToTokens: {
+		title: "trimToTokens({ maxTokens: 120,000 }) / default preset",
+		setup: async () => [
+			listened(createDefaultRegistry().use(trimToTokens({ maxTokens: 120_000 }))).convert,
+			listened(createDefaultRegistry()).convert,
+		],
+	},
+	// The issue's target: at most 10x the default preset. convertAsync of a registry that has scanned
+	// this history before (as pi converts the whole history every turn); the first scan is in the warm-up.
+	redactSecrets: {
+		title: "redactSecrets() convertAsync, history seen before / default preset",
+		async: true,
+		setup: async () => [
+			listened(createDefaultRegistry().use(redactSecrets())).convertAsync,
+			listened(createDefaultRegistry()).convert,
+		],
+	},
+	// A cold scan of every string of the history (a new plugin per call): secretlint's own cost.
+	redactSecretsCold: {
+		title: "redactSecrets() convertAsync, a fresh plugin per call / default preset",
+		async: true,
+		setup: async () => [
+			(history) => listened(createDefaultRegistry().use(redactSecrets())).convertAsync(history),
+			listened(createDefaultRegistry()).convert,
+		],
+	},
 };
+
+/** Like `runCase`, for a candidate that returns a promise (`convertAsync`); the baseline stays sync. */
+async function runAsyncCase(name) {
+	const history = createHistory(10_000);
+	const [candidate, baseline] = await CASES[name].setup();
+	const calls = name === "redactSecretsCold" ? 1 : CALLS;
+	let kept = 0;
+	const time = async (fn) => {
+		const start = process.hrtime.bigint();
+		for (let i = 0; i < calls; i++) kept ^= (await fn(history)).length;
+		return Number(process.hrtime.bigint() - start);
+	};
+	const rounds = name === "redactSecretsCold" ? 5 : ROUNDS;
+	for (let i = 0; i < Math.min(WARMUP, 3); i++) {
+		await time(candidate);
+		await time(baseline);
+	}
+	const ratios = [];
+	let candidateNs = 0;
+	let baselineNs = 0;
+	for (let round = 0; round < rounds; round++) {
+		const c = await time(candidate);
+		const b = await time(baseline);
+		ratios.push(c / b);
+		candidateNs += c;
+		baselineNs += b;
+	}
+	ratios.sort((x, y) => x - y);
+	return {
+		ratio: ratios[Math.floor(ratios.length / 2)],
+		candidateMs: candidateNs / rounds / calls / 1e6,
+		baselineMs: baselineNs / rounds / calls / 1e6,
+		kept,
+	};
+}
 
 /** One comparison in this process: median ratio over paired, alternating rounds (after a warm-up). */
 async function runCase(name) {
+	if (CASES[name].async) return runAsyncCase(name);
 	const history = createHistory(10_000);
 	const [candidate, baseline] = await CASES[name].setup();
 	let kept = 0;

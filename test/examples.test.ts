@@ -51,6 +51,20 @@ const expectedOutput: Record<string, string[]> = {
 		"convert on the async registry: AsyncHookInSyncConvertError",
 		"OK: both filters hid their secrets; the agent's history is untouched.",
 	],
+	"filters-prune.ts": [
+		'assistant: ["toolCall"]',
+		"OK: 7 history messages -> 5 model messages; the old tool call went with its result.",
+	],
+	"filters-trim.ts": [
+		"trimmed to 300: 5 messages, ~250 tokens: system, user, assistant, user, assistant",
+		"trimmed to 20: system; problem: trimToTokens: nothing but the system messages fits the budget of 20 tokens",
+		"OK: the latest turns that fit were kept, with the system prompt.",
+	],
+	"filters-redact.ts": [
+		"AWS_SECRET_ACCESS_KEY=[REDACTED:aws]\\nDATABASE_URL=[REDACTED:database-connection-string]",
+		'"command":"GITHUB_TOKEN=[REDACTED:github] gh release create v1"',
+		"OK: every secret was replaced before the request left; the history is untouched.",
+	],
 	"pi1-agent.ts": [
 		"request 1: system, user, user, user, user, user",
 		'  system prompt: "You are a careful coding agent."; tools: echo',

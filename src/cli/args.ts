@@ -1,9 +1,10 @@
 import { parseArgs } from "node:util";
 import { CliError } from "./cli-error.js";
+import { type CliFilterOptions, FILTER_HELP } from "./filter-options.js";
 import { DEFAULT_MAX_INPUT, parseSize } from "./read-input.js";
 
 /** The parsed command line. */
-export interface CliOptions {
+export interface CliOptions extends CliFilterOptions {
 	/** The input file, or `-` for standard input; `undefined` with `--help` / `--version`. */
 	input: string | undefined;
 	json: boolean;
@@ -43,7 +44,7 @@ Options:
   --json              print exactly the Message[] as JSON, nothing else (with --explain:
                       the explanation as JSON)
   --block-images      replace images as pi's blockImages setting does
-  --plugin <module>   use the plugins a module exports (default export, or a named "plugin"
+${FILTER_HELP}  --plugin <module>   use the plugins a module exports (default export, or a named "plugin"
                       or "plugins" export: a plugin or a list of plugins); repeatable;
                       relative paths start from the current directory
   --leaf <entryId>    the context as it was at another entry of the session tree
@@ -101,6 +102,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		html,
 		maxInput: DEFAULT_MAX_INPUT,
 		timeout: DEFAULT_TIMEOUT_MS,
+		prune: values.prune,
+		maxTokens: values["max-tokens"],
+		redactSecrets: values["redact-secrets"] === true,
 		help: values.help === true,
 		version: values.version === true,
 	};
@@ -177,6 +181,9 @@ const parse = (argv: readonly string[]) =>
 			strict: { type: "boolean" },
 			"max-input": { type: "string" },
 			timeout: { type: "string" },
+			prune: { type: "string" },
+			"max-tokens": { type: "string" },
+			"redact-secrets": { type: "boolean" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},

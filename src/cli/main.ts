@@ -18,6 +18,7 @@ import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsCo
 import { renderConversion } from "../view/view.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
+import { filterNames, filterPlugins } from "./filter-options.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { readFileBounded } from "./read-input.js";
@@ -261,6 +262,7 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 		}
 	}
 	if (options.blockImages) registry.use(blockImages({ enabled: true }));
+	for (const plugin of filterPlugins(options)) registry.use(plugin);
 	return registry;
 }
 
@@ -290,6 +292,7 @@ function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: C
 		plugins.push(`${list.map((p) => shown(p.name)).join(", ")} (${shown(spec, 1000)})`);
 	}
 	if (options.blockImages) plugins.push("block-images");
+	for (const name of filterNames(options)) plugins.push(shown(name, 200));
 	return [parts.join(style.dim(" · ")), style.dim(`converted with ${plugins.join(" + ")}`)];
 }
 

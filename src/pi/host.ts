@@ -3,6 +3,8 @@
  * (in offer order, by name), then the hardening plugins the user turned on. Built when first needed
  * and again only when an offer or the configuration changes; every request then just calls it.
  */
+
+import { pruneMessages, redactSecrets, trimToTokens } from "../filters/index.js";
 import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
 import { ConvertToLlmError, type Plugin, type Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
@@ -180,6 +182,9 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean):
 		plugins.push(blockImages({ enabled: imagesBlocked, strictImages: hardening.strictImages }));
 	}
 	if (hardening.lint !== "off") plugins.push(lint({ mode: hardening.lint, imagesBlocked }));
+	if (hardening.prune !== undefined) plugins.push(pruneMessages(hardening.prune));
+	if (hardening.maxTokens !== undefined) plugins.push(trimToTokens({ maxTokens: hardening.maxTokens }));
+	if (hardening.redactSecrets === true) plugins.push(redactSecrets());
 	return plugins;
 }
 

@@ -5,7 +5,8 @@
  * sends exactly what pi would.
  */
 
-import { isJsonObject } from "../values.js";
+import { type PruneMessagesOptions, pruneMessages } from "../filters/prune-messages.js";
+import { errorText, isJsonObject } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 
 /** The flag: `pi --convert-to-llm escapeSummaries,safeFences,strictImages,lint=repair`. */
@@ -45,6 +46,12 @@ export interface PiHardening {
 	strictImages: boolean;
 	lint: PiLintMode;
 	strict: boolean;
+	/** `redactSecrets()` (convert-to-llm/filters) on every request. */
+	redactSecrets?: boolean;
+	/** `trimToTokens({ maxTokens })`: the latest messages that fit, by pi's estimate. */
+	maxTokens?: number;
+	/** `pruneMessages(prune)`: the AI SDK's options (settings.json only). */
+	prune?: PruneMessagesOptions;
 }
 
 /** Every switch off: the default, which changes nothing on the wire. */
@@ -70,7 +77,7 @@ export interface ReadHardening {
 export function registerFlag(pi: PiExtensionApi): void {
 	pi.registerFlag(FLAG, {
 		description:
-			"convert-to-llm hardening, comma-separated: escapeSummaries, safeFences, blockImages, strictImages, lint=report|repair, strict",
+			"convert-to-llm hardening, comma-separated: escapeSummaries, safeFences, blockImages, strictImages, lint=report|repair, strict, redactSecrets, maxTokens=<n>",
 		type: "string",
 	});
 }
@@ -107,6 +114,16 @@ function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: str
 		if (key === "lint") {
 			if (typeof setting === "string" && LINT_MODES.includes(setting)) hardening.lint = setting as PiLintMode;
 			else problems.push(`settings "${SETTINGS_KEY}.lint" must be "off", "report" or "repair"; lint stays off.`);
+		} else if (key === "redactSecrets") {
+			if (typeof setting === "boolean") hardening.redactSecrets = setting;
+			else problems.push(`settings "${SETTINGS_KEY}.redactSecrets" must be true or false; it stays off.`);
+		} else if (key === "maxTokens") {
+			if (isTokenBudget(setting)) hardening.maxTokens = setting;
+			else problems.push(`settings "${SETTINGS_KEY}.maxTokens" must be a whole number >= 0; nothing is trimmed.`);
+		} else if (key === "prune") {
+			const problem = pruneProblem(setting);
+			if (problem === undefined) hardening.prune = setting as PruneMessagesOptions;
+			else problems.push(`settings "${SETTINGS_KEY}.prune": ${problem}; nothing is pruned.`);
 		} else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
 			if (typeof setting === "boolean") hardening[key as (typeof BOOLEAN_KEYS)[number]] = setting;
 			else problems.push(`settings "${SETTINGS_KEY}.${key}" must be true or false; it stays off.`);
@@ -116,7 +133,21 @@ function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: str
 	}
 }
 
-const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint"].join(", ")}`;
+const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint", "redactSecrets", "maxTokens", "prune"].join(", ")}`;
+
+const isTokenBudget = (value: unknown): value is number =>
+	typeof value === "number" && Number.isInteger(value) && value >= 0;
+
+/** What is wrong with a `prune` setting (the plugin's own check), or `undefined`. */
+function pruneProblem(setting: unknown): string | undefined {
+	if (!isJsonObject(setting)) return "must be an object of pruneMessages options";
+	try {
+		pruneMessages(setting as PruneMessagesOptions);
+		return undefined;
+	} catch (error) {
+		return errorText(error);
+	}
+}
 
 /**
  * Reads the flag's comma-separated switches: `name` (on; `lint` means `lint=report`) or `name=value`
@@ -130,7 +161,19 @@ function applyFlag(flag: string, hardening: PiHardening, problems: string[]): vo
 		const equals = token.indexOf("=");
 		const name = equals === -1 ? token : token.slice(0, equals);
 		const value = equals === -1 ? undefined : token.slice(equals + 1);
-		if (name === "lint") {
+		if (name === "redactSecrets") {
+			if (value === undefined || value === "true" || value === "false") hardening.redactSecrets = value !== "false";
+			else
+				problems.push(
+					`--${FLAG}: "${token}" is not understood; redactSecrets takes redactSecrets, redactSecrets=true or redactSecrets=false; it was ignored.`,
+				);
+		} else if (name === "maxTokens") {
+			if (value !== undefined && /^[0-9]{1,15}$/.test(value)) hardening.maxTokens = Number(value);
+			else
+				problems.push(
+					`--${FLAG}: "${token}" is not understood; maxTokens takes maxTokens=<a whole number of tokens>, such as maxTokens=120000; it was ignored.`,
+				);
+		} else if (name === "lint") {
 			const mode = value ?? "report";
 			if (LINT_MODES.includes(mode)) hardening.lint = mode as PiLintMode;
 			else
@@ -155,6 +198,9 @@ function applyFlag(flag: string, hardening: PiHardening, problems: string[]): vo
 export function hardeningText(hardening: PiHardening): string {
 	const on: string[] = BOOLEAN_KEYS.filter((key) => hardening[key]);
 	if (hardening.lint !== "off") on.push(`lint=${hardening.lint}`);
+	if (hardening.redactSecrets === true) on.push("redactSecrets");
+	if (hardening.maxTokens !== undefined) on.push(`maxTokens=${hardening.maxTokens}`);
+	if (hardening.prune !== undefined) on.push("prune");
 	return on.length === 0 ? "none" : on.join(", ");
 }
 

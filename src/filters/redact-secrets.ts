@@ -1,0 +1,279 @@
+import type { Message } from "@mariozechner/pi-ai";
+import { ConversionError, InvalidPluginError } from "../errors.js";
+import { type HookContext, type Plugin, Stage } from "../registry/types.js";
+import { describeValue, errorText } from "../values.js";
+import { mapStrings } from "./message-strings.js";
+import { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
+
+/** Name of the `redactSecrets` plugin (its tap on `afterConvertAsync`). */
+export const REDACT_SECRETS_PLUGIN = "convert-to-llm:redact-secrets";
+
+/** The stage `redactSecrets` taps `afterConvertAsync` at: a sanitizer, as `blockImages`. */
+export const REDACT_STAGE = Stage.SANITIZE;
+
+/**
+ * An extra secret pattern: every match is a secret (its `secret` named group, when it has one).
+ *
+ * @example
+ * const internal: SecretPattern = { id: "acme-token", pattern: /acme_(?<secret>[a-z0-9]{32})/ };
+ */
+export interface SecretPattern {
+	/** Shown in the replacement (`[REDACTED:<id>]`). */
+	readonly id: string;
+	/** Run over the history's text (flags `g` and `d` are added); keep it linear on any input. */
+	readonly pattern: RegExp;
+}
+
+/**
+ * Options of {@link redactSecrets}.
+ *
+ * @example
+ * const options: RedactSecretsOptions = { allow: ["AKIAIOSFODNN7EXAMPLE"], replacement: "[secret]" };
+ */
+export interface RedactSecretsOptions {
+	/** More patterns, beside secretlint's recommended rules. */
+	patterns?: readonly SecretPattern[];
+	/** Secrets left as they are: a value equal to a string, or matched by a RegExp. */
+	allow?: readonly (string | RegExp)[];
+	/**
+	 * What a secret becomes: a fixed text, or one made from the rule id and the secret. Default
+	 * `[REDACTED:<rule id>]` (`aws`, `github`, `npm`, … or a pattern's id). A function that throws or
+	 * returns a non-string gives the default.
+	 */
+	replacement?: string | ((ruleId: string, secret: string) => string);
+	/** The scanner to use instead of secretlint's (a DLP service, a test double). Loaded once, on first use. */
+	loadScanner?: () => Promise<SecretScanner>;
+}
+
+/** Between two scanned strings: no rule matches across a blank line. */
+const SEPARATOR = "\n\n";
+/** How many scanned strings a plugin remembers. */
+const CACHE_LIMIT = 100_000;
+
+/** A secret value found in a string, and the rule that found it. */
+type Found = readonly [value: string, ruleId: string];
+const NONE: readonly Found[] = Object.freeze([]);
+
+/**
+ * Replaces every secret that secretlint's recommended rules (and `patterns`) find, in every string
+ * the model receives, before the request leaves the machine.
+ *
+ * Contract: scans user and system text, thinking, tool-call arguments at any depth (values and
+ * keys), tool results, and so bash output, summaries and custom messages as converted; not ids,
+ * metadata, signatures or image data. secretlint's rules run on the whole history at once, with AWS
+ * access key ids and npm `_authToken` values reported wherever they are and no
+ * `secretlint-disable` directive honoured (the history's text is content); each secret's exact value
+ * is replaced wherever it occurs, also where no rule would flag it. Each plugin remembers what it
+ * found in the strings it scanned (up to 100,000 strings), so a conversion scans only the strings
+ * that are new since the last one (pi converts the whole history every turn). A thinking block that changed
+ * loses its signature. Messages without a secret pass on as they are. Fails closed: a message it
+ * cannot read is dropped and reported; when the scanner cannot load or throws, no message is
+ * sent (`[]`) and that is reported. secretlint is asynchronous, so this taps `afterConvertAsync` at
+ * {@link REDACT_STAGE}: use `convertAsync` (or `runAsync`); sync `convert` throws
+ * `AsyncHookInSyncConvertError` before anything is converted, so no text ever passes unscanned.
+ *
+ * @example
+ * const registry = createDefaultRegistry().use(redactSecrets());
+ * const messages = await registry.convertAsync(history); // "…AWS_SECRET_ACCESS_KEY=[REDACTED:aws]"
+ */
+export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
+	const { patterns = [], allow = [], replacement, loadScanner = loadSecretlint } = options;
+	for (const extra of patterns)
+		if (typeof extra?.id !== "string" || !(extra.pattern instanceof RegExp))
+			throw new InvalidPluginError(
+				`redactSecrets: pattern ${describeValue(extra)} is not { id: string, pattern: RegExp }.`,
+				{
+					plugin: REDACT_SECRETS_PLUGIN,
+				},
+			);
+	const extraPatterns = patterns.map(({ id, pattern }) => ({ id, pattern: withFlags(pattern) }));
+	const allowed = (secret: string) =>
+		allow.some((entry) => (typeof entry === "string" ? entry === secret : entry.test(secret)));
+	const replace = (ruleId: string, secret: string): string => {
+		const fallback = `[REDACTED:${ruleId}]`;
+		if (typeof replacement === "string") return replacement;
+		if (typeof replacement !== "function") return fallback;
+		try {
+			const text: unknown = replacement(ruleId, secret);
+			return typeof text === "string" ? text : fallback;
+		} catch {
+			return fallback;
+		}
+	};
+	// One scanner per plugin, loaded on first use; a failed load is retried on the next conversion.
+	let scanner: Promise<SecretScanner> | undefined;
+	const scan = async (text: string): Promise<SecretFinding[]> => {
+		scanner ??= loadScanner();
+		let ready: SecretScanner;
+		try {
+			ready = await scanner;
+		} catch (error) {
+			scanner = undefined;
+			throw error;
+		}
+		const findings = await ready(text);
+		for (const { id, pattern } of extraPatterns)
+			for (const found of patternFindings(text, id, pattern)) findings.push(found);
+		return findings;
+	};
+
+	// The secrets found in each string already scanned: pi converts the whole history on every turn,
+	// so only the strings new since the last turn are scanned. Bounded; cleared when full.
+	const cache = new Map<string, readonly Found[]>();
+
+	const filter = async (messages: Message[], ctx: HookContext): Promise<Message[]> => {
+		const { readable, strings } = collect(messages, ctx);
+		const known: (readonly Found[] | undefined)[] = strings.map((value) => cache.get(value));
+		const missing = [...new Set(strings.filter((_, i) => known[i] === undefined))];
+		if (missing.length > 0) {
+			let fresh: Map<string, Found[]>;
+			try {
+				fresh = await scanBatch(missing, scan);
+			} catch (cause) {
+				ctx.report(
+					new ConversionError(
+						`redactSecrets: the secret scanner failed: ${errorText(cause)}. No message was sent, since none could be scanned; check that @secretlint/core and @secretlint/secretlint-rule-preset-recommend are installed.`,
+						{ plugin: REDACT_SECRETS_PLUGIN, cause },
+					),
+				);
+				return [];
+			}
+			if (cache.size + missing.length > CACHE_LIMIT) cache.clear();
+			for (const value of missing) cache.set(value, fresh.get(value) ?? NONE);
+			for (let i = 0; i < strings.length; i++) known[i] ??= fresh.get(strings[i] as string) ?? NONE;
+		}
+		const secrets = new Map<string, string>();
+		for (const found of known)
+			for (const [value, ruleId] of found ?? NONE)
+				if (!secrets.has(value) && !allowed(value)) secrets.set(value, ruleId);
+		if (secrets.size === 0) return readable.length === messages.length ? messages : readable;
+		const redact = (value: string) => redactString(value, secrets, replace);
+		return readable.map((message) => {
+			const redacted = mapStrings(message, redact);
+			if (redacted !== message) ctx.inheritSource(redacted, message);
+			return redacted;
+		});
+	};
+
+	return {
+		name: REDACT_SECRETS_PLUGIN,
+		apply(registry) {
+			registry.hooks.afterConvertAsync.tapPromise({ name: REDACT_SECRETS_PLUGIN, stage: REDACT_STAGE }, filter);
+		},
+	};
+}
+
+function withFlags(pattern: RegExp): RegExp {
+	let flags = pattern.flags;
+	if (!flags.includes("g")) flags += "g";
+	if (!flags.includes("d")) flags += "d";
+	return new RegExp(pattern.source, flags.replace("y", ""));
+}
+
+function patternFindings(text: string, ruleId: string, pattern: RegExp): SecretFinding[] {
+	const findings: SecretFinding[] = [];
+	for (const match of text.matchAll(pattern)) {
+		const span = match.indices?.groups?.secret ?? match.indices?.[0];
+		if (span !== undefined && span[1] > span[0]) findings.push({ ruleId, start: span[0], end: span[1] });
+	}
+	return findings;
+}
+
+/** Every string of every readable message, in walk order; an unreadable message is reported and left out. */
+function collect(messages: readonly Message[], ctx: HookContext): { readable: Message[]; strings: string[] } {
+	const readable: Message[] = [];
+	const strings: string[] = [];
+	for (let i = 0; i < messages.length; i++) {
+		const message = messages[i] as Message;
+		const before = strings.length;
+		try {
+			mapStrings(message, (value) => {
+				strings.push(value);
+				return value;
+			});
+			readable.push(message);
+		} catch (cause) {
+			strings.length = before;
+			ctx.report(
+				new ConversionError(
+					`redactSecrets: output message ${i} could not be read: ${errorText(cause)}. It was dropped, since it could not be scanned for secrets; fix what put it in the history.`,
+					{ plugin: REDACT_SECRETS_PLUGIN, cause },
+				),
+			);
+		}
+	}
+	return { readable, strings };
+}
+
+/**
+ * Scans `strings` in one pass (joined by {@link SEPARATOR}) and gives each string the secret values
+ * found in it; a finding that spans a separator counts piece by piece, each for its own string.
+ */
+async function scanBatch(
+	strings: readonly string[],
+	scan: (text: string) => Promise<SecretFinding[]>,
+): Promise<Map<string, Found[]>> {
+	const starts = new Array<number>(strings.length);
+	let offset = 0;
+	for (let i = 0; i < strings.length; i++) {
+		starts[i] = offset;
+		offset += (strings[i] as string).length + SEPARATOR.length;
+	}
+	const findings = await scan(strings.join(SEPARATOR));
+	const found = new Map<string, Found[]>();
+	for (const { ruleId, start, end } of findings) {
+		for (let k = owner(starts, start); k < strings.length && (starts[k] as number) < end; k++) {
+			const value = strings[k] as string;
+			const from = Math.max(start, starts[k] as number) - (starts[k] as number);
+			const to = Math.min(end - (starts[k] as number), value.length);
+			if (to <= from) continue;
+			let list = found.get(value);
+			if (list === undefined) {
+				list = [];
+				found.set(value, list);
+			}
+			list.push([value.slice(from, to), ruleId]);
+		}
+	}
+	return found;
+}
+
+/** The index of the string whose span (or following separator) holds `position`. */
+function owner(starts: readonly number[], position: number): number {
+	let low = 0;
+	let high = starts.length - 1;
+	while (low < high) {
+		const mid = (low + high + 1) >> 1;
+		if ((starts[mid] as number) <= position) low = mid;
+		else high = mid - 1;
+	}
+	return low;
+}
+
+/** `value` with every occurrence of every secret replaced; overlapping occurrences merge into one. */
+function redactString(
+	value: string,
+	secrets: ReadonlyMap<string, string>,
+	replace: (ruleId: string, secret: string) => string,
+): string {
+	let spans: [number, number, string][] | undefined;
+	for (const [secret, ruleId] of secrets) {
+		for (let at = value.indexOf(secret); at >= 0; at = value.indexOf(secret, at + secret.length)) {
+			spans ??= [];
+			spans.push([at, at + secret.length, ruleId]);
+		}
+	}
+	if (spans === undefined) return value;
+	spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+	let out = "";
+	let cursor = 0;
+	for (let i = 0; i < spans.length; i++) {
+		const [start, first, ruleId] = spans[i] as [number, number, string];
+		let end = first;
+		while (i + 1 < spans.length && (spans[i + 1] as [number, number, string])[0] < end)
+			end = Math.max(end, (spans[++i] as [number, number, string])[1]);
+		out += value.slice(cursor, start) + replace(ruleId, value.slice(start, end));
+		cursor = end;
+	}
+	return out + value.slice(cursor);
+}

@@ -1,0 +1,108 @@
+/**
+ * The CLI's filter options: `--prune <spec>`, `--max-tokens <n>` and `--redact-secrets` add the
+ * plugins of `convert-to-llm/filters` (the same output as the library), the header names them and
+ * `--explain` says what each removed or changed; bad values are usage errors (exit 2).
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { describe, expect, it } from "vitest";
+import { parsePruneSpec } from "../src/cli/filter-options.js";
+import { pruneMessages } from "../src/filters/prune-messages.js";
+import { redactSecrets } from "../src/filters/redact-secrets.js";
+import { trimToTokens } from "../src/filters/trim-to-tokens.js";
+import { createDefaultRegistry } from "../src/preset.js";
+import { cli, DEMO, PLUGIN } from "./fixtures/sessions/run-cli.js";
+import { assistant, bashExecution, user } from "./support/fixtures.js";
+import { SECRETS } from "./support/secret-corpus.js";
+
+const history: AgentMessage[] = [
+	user("deploy"),
+	assistant([
+		{ type: "thinking", thinking: "read the env first", thinkingSignature: "s1" },
+		{ type: "toolCall", id: "c1", name: "read", arguments: { path: ".env" } },
+	]),
+	{
+		role: "toolResult",
+		toolCallId: "c1",
+		toolName: "read",
+		content: [{ type: "text", text: SECRETS[2]?.text ?? "" }],
+		isError: false,
+		timestamp: 1,
+	},
+	bashExecution({ command: "cat .npmrc", output: SECRETS[8]?.text ?? "" }),
+	user("and now?"),
+	assistant([{ type: "text", text: "done" }]),
+];
+const stdin = JSON.stringify(history);
+
+describe("parsePruneSpec", () => {
+	it.each([
+		["reasoning=all", { reasoning: "all" }],
+		["toolCalls=before-last-2-messages", { toolCalls: [{ type: "before-last-2-messages" }] }],
+		[
+			"toolCalls=all:read+bash,toolCalls=before-last-message,emptyMessages=keep",
+			{
+				toolCalls: [{ type: "all", tools: ["read", "bash"] }, { type: "before-last-message" }],
+				emptyMessages: "keep",
+			},
+		],
+		["toolCalls=none", { toolCalls: "none" }],
+	])("should read %s", (spec, expected) => {
+		expect(parsePruneSpec(spec)).toEqual(expected);
+	});
+});
+
+describe("convert-to-llm filter options", () => {
+	it("should print what the library's filters produce, with --json", async () => {
+		const run = await cli(
+			[
+				"--json",
+				"--prune",
+				"reasoning=all,toolCalls=before-last-3-messages",
+				"--max-tokens",
+				"1000",
+				"--redact-secrets",
+				"-",
+			],
+			{ stdin },
+		);
+		expect(run.code, run.stderr).toBe(0);
+		const registry = createDefaultRegistry()
+			.use(pruneMessages({ reasoning: "all", toolCalls: "before-last-3-messages" }))
+			.use(trimToTokens({ maxTokens: 1000 }))
+			.use(redactSecrets());
+		expect(JSON.parse(run.stdout)).toEqual(await registry.convertAsync(history));
+		expect(run.stdout).not.toContain(SECRETS[8]?.value);
+		expect(run.stdout).toContain("[REDACTED:npm]");
+	});
+
+	it("should name the filters in the header and say what each did under --explain", async () => {
+		const run = await cli(
+			["--explain", "--prune", "toolCalls=before-last-2-messages", "--max-tokens", "20", "--redact-secrets", "-"],
+			{ stdin },
+		);
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toContain(
+			"converted with pi's default preset + prune-messages (toolCalls=before-last-2-messages) + trim-to-tokens (20) + redact-secrets",
+		);
+		expect(run.stdout).toMatch(/afterConvert convert-to-llm:prune-messages: removed 2/);
+		expect(run.stdout).toContain("afterConvert convert-to-llm:trim-to-tokens: removed");
+		expect(run.stdout).toContain("removed after conversion by convert-to-llm:trim-to-tokens");
+	});
+
+	it("should redact a session's secrets in the view too", async () => {
+		const run = await cli(["--redact-secrets", "-"], { stdin });
+		expect(run.code, run.stderr).toBe(0);
+		for (const secret of [SECRETS[2], SECRETS[8]]) expect(run.stdout).not.toContain(secret?.value);
+		expect(run.stdout).toContain("[REDACTED:github]");
+	});
+
+	it.each([
+		[["--prune", "foo=1"], "unknown key"],
+		[["--prune", "reasoning=some"], "reasoning"],
+		[["--max-tokens", "many"], "--max-tokens takes a whole number"],
+	])("should refuse %j with exit 2", async (argv, message) => {
+		const run = await cli([...argv, "--plugin", PLUGIN, DEMO]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toContain(message);
+	});
+});

@@ -1,0 +1,226 @@
+/**
+ * `redactSecrets` with secretlint's recommended rules: every planted secret (57 of 19 kinds, each
+ * one that secretlint itself reports) in every position of a history, none in what the model
+ * receives; a clean corpus of ordinary tool output, unchanged; secretlint's own escape hatches
+ * (a `secretlint-disable` comment in the text) closed; and the failure modes, closed.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+import { describe, expect, it } from "vitest";
+import { REDACT_SECRETS_PLUGIN, redactSecrets } from "../src/filters/redact-secrets.js";
+import { loadSecretlint } from "../src/filters/secret-detector.js";
+import { AsyncHookInSyncConvertError } from "../src/index.js";
+import { createDefaultRegistry } from "../src/preset.js";
+import { assistant, bashExecution, collectErrors, user } from "./support/fixtures.js";
+import { cleanCorpus, imageData, SECRETS } from "./support/secret-corpus.js";
+
+const T = 1_700_000_000_000;
+
+/** Every place a string reaches the model, each a history of one planted text. */
+const POSITIONS: Record<string, (text: string) => AgentMessage[]> = {
+	"user text": (text) => [user(`please deploy\n${text}`)],
+	"user text block": (text) => [
+		user([
+			{ type: "text", text: `see .env:\n${text}\n` },
+			{ type: "image", data: imageData(1, 400), mimeType: "image/png" },
+		]),
+	],
+	"system prompt": (text) => [
+		{ role: "system", content: `Use these credentials:\n${text}`, timestamp: T } as unknown as AgentMessage,
+	],
+	"system section": (text) => [
+		{
+			role: "system",
+			content: "You are pi.",
+			sections: { env: `<env>\n${text}\n</env>` },
+			timestamp: T,
+		} as unknown as AgentMessage,
+	],
+	"assistant text": (text) => [user("what is in .env?"), assistant([{ type: "text", text: `It holds:\n${text}` }])],
+	thinking: (text) => [
+		user("go"),
+		assistant([
+			{ type: "thinking", thinking: `The file says ${text}, I should not repeat it.`, thinkingSignature: "sig" },
+			{ type: "text", text: "done" },
+		]),
+	],
+	"tool-call arguments, deep": (text) => [
+		user("write it"),
+		assistant([
+			{
+				type: "toolCall",
+				id: "c1",
+				name: "write",
+				arguments: { path: ".env", files: [{ lines: ["# env", text] }] },
+			},
+		]),
+		{
+			role: "toolResult",
+			toolCallId: "c1",
+			toolName: "write",
+			content: [{ type: "text", text: "ok" }],
+			isError: false,
+			timestamp: T,
+		},
+	],
+	"tool result": (text) => [
+		user("read it"),
+		assistant([{ type: "toolCall", id: "c1", name: "read", arguments: { path: ".env" } }]),
+		{
+			role: "toolResult",
+			toolCallId: "c1",
+			toolName: "read",
+			content: [{ type: "text", text: `1\tNODE_ENV=production\n2\t${text}\n` }],
+			isError: false,
+			timestamp: T,
+		},
+	],
+	"bash output": (text) => [bashExecution({ command: "cat .env", output: `${text}\n` })],
+	"branch summary": (text) => [
+		{
+			role: "branchSummary",
+			summary: `We configured ${text} on the other branch.`,
+			fromId: "abc",
+			timestamp: T,
+		} as AgentMessage,
+	],
+	"compaction summary": (text) => [
+		{
+			role: "compactionSummary",
+			summary: `Earlier: the user shared ${text}.`,
+			tokensBefore: 1000,
+			timestamp: T,
+		} as AgentMessage,
+	],
+	"custom message": (text) => [
+		{ role: "custom", customType: "note", content: `pinned: ${text}`, display: true, timestamp: T } as AgentMessage,
+	],
+	"behind a secretlint-disable comment": (text) => [user(`# secretlint-disable\n${text}\n# secretlint-enable`)],
+};
+
+const registry = () => createDefaultRegistry({ strict: true }).use(redactSecrets());
+
+describe("redactSecrets", () => {
+	it(`should find ${SECRETS.length} secrets of ${new Set(SECRETS.map((s) => s.kind)).size} kinds`, () => {
+		expect(SECRETS.length).toBeGreaterThanOrEqual(40);
+		expect(new Set(SECRETS.map((s) => s.kind)).size).toBeGreaterThanOrEqual(12);
+	});
+
+	it.each(Object.keys(POSITIONS))("should let no planted secret through in the %s", async (position) => {
+		const plant = POSITIONS[position] as (text: string) => AgentMessage[];
+		const history = SECRETS.flatMap((secret) => plant(secret.text));
+		const output = await registry().convertAsync(history);
+		const sent = JSON.stringify(output);
+		const leaked = SECRETS.filter((secret) => sent.includes(secret.value)).map((secret) => secret.kind);
+		expect(leaked).toEqual([]);
+		expect(sent).toContain("[REDACTED:");
+	});
+
+	it("should replace exactly the secret value, keeping the text around it", async () => {
+		const [aws] = SECRETS;
+		const [message] = await registry().convertAsync([user(`before ${aws?.text} after`)]);
+		expect(message?.content).toBe("before export AWS_SECRET_ACCESS_KEY=[REDACTED:aws] after");
+	});
+
+	it("should redact a found secret wherever it occurs, also where no rule would flag it", async () => {
+		const npm = SECRETS.find((s) => s.kind === "npm-auth-token");
+		const output = await registry().convertAsync([user(npm?.text ?? ""), user(`the token is ${npm?.value}`)]);
+		expect(output[1]?.content).toBe("the token is [REDACTED:npm]");
+	});
+
+	it("should change nothing in a clean corpus of tool output", async () => {
+		const texts = cleanCorpus();
+		const history: AgentMessage[] = texts.flatMap((text, i) => [
+			bashExecution({ command: `cmd ${i}`, output: text }),
+			{
+				role: "toolResult",
+				toolCallId: `c${i}`,
+				toolName: "read",
+				content: [
+					{ type: "text", text },
+					{ type: "image", data: imageData(i, 2000), mimeType: "image/png" },
+				],
+				isError: false,
+				timestamp: T,
+			},
+		]);
+		const plain = createDefaultRegistry().convert(history);
+		const output = await registry().convertAsync(history);
+		expect(output).toEqual(plain);
+		const { taps } = await registry().explainAsync(history);
+		expect(taps.filter((tap) => tap.plugin === REDACT_SECRETS_PLUGIN)).toEqual([
+			expect.objectContaining({ hook: "afterConvertAsync", changed: [], removed: 0 }),
+		]);
+		expect(JSON.stringify(output)).not.toContain("[REDACTED:");
+	});
+
+	it("should drop the signature of a thinking block whose text changed", async () => {
+		const [, answer] = await registry().convertAsync(POSITIONS.thinking?.(SECRETS[2]?.text ?? "") ?? []);
+		const block = (answer as Extract<Message, { role: "assistant" }>).content[0];
+		expect(block).toEqual({ type: "thinking", thinking: expect.stringContaining("[REDACTED:github]") });
+	});
+
+	it("should apply extra patterns, the allow-list and the replacement", async () => {
+		const [aws, id] = SECRETS;
+		const plugin = redactSecrets({
+			patterns: [{ id: "acme", pattern: /acme_(?<secret>[a-z0-9]{12})/ }],
+			allow: [id?.value ?? ""],
+			replacement: (ruleId) => `<${ruleId}>`,
+		});
+		const output = await createDefaultRegistry()
+			.use(plugin)
+			.convertAsync([user(`${aws?.text}\n${id?.text}\nkey acme_abcdef123456`)]);
+		expect(output[0]?.content).toBe(`export AWS_SECRET_ACCESS_KEY=<aws>\n${id?.text}\nkey acme_<acme>`);
+	});
+
+	it("should scan only the strings it has not scanned before, and still redact what it found in them", async () => {
+		const scanned: string[] = [];
+		const plugin = redactSecrets({
+			loadScanner: async () => {
+				const scan = await loadSecretlint();
+				return (text) => {
+					scanned.push(text);
+					return scan(text);
+				};
+			},
+		});
+		const reg = createDefaultRegistry().use(plugin);
+		const history = [user(SECRETS[2]?.text ?? ""), user("next")];
+		await reg.convertAsync(history);
+		const second = await reg.convertAsync([...history, user("another turn")]);
+		expect(scanned).toHaveLength(2);
+		expect(scanned[1]).toBe("another turn");
+		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
+	});
+
+	it("should throw AsyncHookInSyncConvertError in sync convert, before converting anything", () => {
+		expect(() => registry().convert([user(SECRETS[0]?.text ?? "")])).toThrow(AsyncHookInSyncConvertError);
+	});
+
+	it("should send nothing and report when the scanner fails", async () => {
+		const reg = createDefaultRegistry().use(
+			redactSecrets({ loadScanner: () => Promise.reject(new Error("not installed")) }),
+		);
+		const errors = collectErrors(reg);
+		expect(await reg.convertAsync([user("hello")])).toEqual([]);
+		expect(errors.map((e) => [e.plugin, e.message])).toEqual([
+			[REDACT_SECRETS_PLUGIN, expect.stringContaining("not installed")],
+		]);
+	});
+
+	it("should drop a message it cannot read and scan the rest", async () => {
+		const reg = createDefaultRegistry().use(redactSecrets());
+		const errors = collectErrors(reg);
+		const cyclic: Record<string, unknown> = {};
+		cyclic.self = cyclic;
+		const history = [
+			user("fine"),
+			assistant([{ type: "toolCall", id: "c1", name: "x", arguments: cyclic }]),
+			user(SECRETS[2]?.text ?? ""),
+		];
+		const output = await reg.convertAsync(history);
+		expect(output.map((m) => m.role)).toEqual(["user", "user"]);
+		expect(output[1]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
+		expect(errors.some((e) => e.plugin === REDACT_SECRETS_PLUGIN)).toBe(true);
+	});
+});
