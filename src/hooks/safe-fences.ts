@@ -35,7 +35,8 @@ const NOT_ONLY_SPACES = /[^ ]/;
  */
 export function codeSpan(text: string): string {
 	if (text === "") return "` `";
-	const delimiter = "`".repeat(longestBacktickRun(text) + 1);
+	const run = longestBacktickRun(text);
+	const delimiter = run === 0 ? "`" : "`".repeat(run + 1);
 	const first = text.charCodeAt(0);
 	const last = text.charCodeAt(text.length - 1);
 	const pad = first === 96 || last === 96 || (first === 32 && last === 32 && NOT_ONLY_SPACES.test(text)) ? " " : "";
@@ -59,7 +60,8 @@ export function codeFence(text: string): string {
 	return "`".repeat(longestBacktickRun(text) + 1);
 }
 
-const LINE_BREAK = /[\r\n]/;
+/** Whether `text` holds a CommonMark line ending (two native scans: cheaper than a regex call on a short command). */
+const hasLineBreak = (text: string): boolean => text.includes("\n") || text.includes("\r");
 
 /**
  * What makes a status value unsafe to print as is: a control character (C0, DEL, C1: CommonMark's
@@ -77,7 +79,7 @@ function statusValue(value: unknown): { text: string; block: boolean } {
 	if (typeof value === "number") return { text: `${value}`, block: false };
 	const text = asText(value);
 	if (!UNSAFE_IN_STATUS.test(text)) return { text, block: false };
-	if (!LINE_BREAK.test(text)) return { text: codeSpan(text), block: false };
+	if (!hasLineBreak(text)) return { text: codeSpan(text), block: false };
 	const fence = codeFence(text);
 	return { text: `\n${fence}\n${text}\n${fence}`, block: true };
 }
@@ -134,7 +136,7 @@ function safeStatusText(msg: BashExecutionMessage): string {
 export function safeBashExecutionToText(msg: BashExecutionMessage): string {
 	const command = asText(msg.command);
 	let text: string;
-	if (LINE_BREAK.test(command)) {
+	if (hasLineBreak(command)) {
 		const fence = codeFence(command);
 		text = `Ran\n${fence}\n${command}\n${fence}\n`;
 	} else {
