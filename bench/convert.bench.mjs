@@ -111,6 +111,14 @@ const CASES = {
 			listened(createDefaultRegistry()).convert,
 		],
 	},
+	trackSources: {
+		title: "trackSources() / default preset",
+		setup: async () => [
+			listened(createDefaultRegistry().use({ name: "bench-tracking", apply: (registry) => registry.trackSources() }))
+				.convert,
+			listened(createDefaultRegistry()).convert,
+		],
+	},
 	lintReport: {
 		title: 'lint({ mode: "report" }) / default preset',
 		setup: async () => [

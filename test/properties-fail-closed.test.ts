@@ -25,7 +25,7 @@ import {
 } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { arbBashExecution, arbImageHistory } from "./support/arbitraries.js";
-import { collectErrors, T0 } from "./support/fixtures.js";
+import { collectErrors, plainBashStatus, T0 } from "./support/fixtures.js";
 import {
 	arbHostileText,
 	arbMixedContent,
@@ -121,7 +121,11 @@ describe("property: non-string fields (issue 9 item 4)", () => {
 					// Stringified as pi does: where nothing needs a longer delimiter or padding, the text is pi's own.
 					const shownCommand = `${message.command}`;
 					const shownOutput = message.output ? `${message.output}` : "";
-					if (/^[^`\s]([^`\r\n]*[^`\s])?$/.test(shownCommand) && !shownOutput.includes("```"))
+					if (
+						/^[^`\s]([^`\r\n]*[^`\s])?$/.test(shownCommand) &&
+						!shownOutput.includes("```") &&
+						plainBashStatus(message)
+					)
 						expect(text).toBe(bashExecutionToText(message));
 					expect(registry.explain([message]).messages[0]?.plugin).toBe(SAFE_FENCES_PLUGIN);
 				},

@@ -45,6 +45,7 @@ import {
 	arbText,
 	deepFreeze,
 } from "./support/arbitraries.js";
+import { plainBashStatus } from "./support/fixtures.js";
 
 const RUNS = { numRuns: 300 } as const;
 const MODEL_ROLES = new Set(["user", "assistant", "toolResult"]);
@@ -465,7 +466,9 @@ describe("invariant: safeFences", () => {
 			fc.property(arbBashExecution, (message) => {
 				const plainCommand =
 					!/[`\r\n]/.test(message.command) && !(message.command.startsWith(" ") && message.command.endsWith(" "));
-				fc.pre(plainCommand && message.command !== "" && !message.output.includes("```"));
+				fc.pre(
+					plainCommand && message.command !== "" && !message.output.includes("```") && plainBashStatus(message),
+				);
 				expect(safeBashExecutionToText(message)).toBe(bashExecutionToText(message));
 				expect(codeSpan(message.command)).toBe(`\`${message.command}\``);
 			}),

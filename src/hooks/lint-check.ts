@@ -18,12 +18,6 @@ export interface Finding {
 	dropped?: boolean;
 }
 
-interface PendingCall {
-	id: unknown;
-	name: unknown;
-	outputIndex: number;
-}
-
 const NOT_BLANK = /\S/;
 
 /**
@@ -33,8 +27,14 @@ const NOT_BLANK = /\S/;
  */
 const BLANK_CHECK_LIMIT = 256;
 
-const isBlank = (text: string): boolean =>
-	text.length === 0 || (text.length <= BLANK_CHECK_LIMIT && !NOT_BLANK.test(text));
+/** Whether `text` is empty or only white space (up to the limit); one starting with a printable ASCII character is not, at once. */
+function isBlank(text: string): boolean {
+	if (text.length === 0) return true;
+	if (text.length > BLANK_CHECK_LIMIT) return false;
+	const first = text.charCodeAt(0);
+	if (first > 32 && first < 127) return false;
+	return !NOT_BLANK.test(text);
+}
 
 /** No content a provider would accept: an empty or blank string, or an array of only blank text blocks. */
 function isEmptyContent(content: unknown): boolean {
@@ -55,15 +55,15 @@ function hasImage(content: unknown): boolean {
 	return false;
 }
 
-/** pi-ai drops these before the request: neither their content nor their tool calls reach the provider. */
-const isSkippedAssistant = (message: Record<string, unknown>): boolean =>
-	message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
+/** The stop reasons of the assistant messages pi-ai drops before the request: neither their content nor their tool calls reach the provider. */
+const isSkippedStop = (stopReason: unknown): boolean => stopReason === "error" || stopReason === "aborted";
 
 /** A message the `repair` mode drops: not a message at all, or a `user`/`assistant` message with no content. */
 export function isRepairable(message: unknown): boolean {
 	if (!isRecord(message)) return true;
-	if (message.role !== "user" && message.role !== "assistant") return false;
-	return !isSkippedAssistant(message) && isEmptyContent(message.content);
+	const role = message.role;
+	if (role !== "user" && role !== "assistant") return false;
+	return !(role === "assistant" && isSkippedStop(message.stopReason)) && isEmptyContent(message.content);
 }
 
 const blockName = (block: unknown): string => (isRecord(block) ? `a ${quote(block.type)} block` : describeValue(block));
@@ -104,37 +104,108 @@ function systemProblem(message: Record<string, unknown>): string | undefined {
 	return undefined;
 }
 
-/** The tool-call window of {@link check}: calls waiting for their results since the last assistant message. */
+/** A window holding more calls than this indexes them by id (a scan of a few is cheaper than a `Map`). */
+const SCANNED_CALLS = 8;
+
+/**
+ * The tool-call window of {@link check}: the calls of the last assistant message, waiting for their
+ * results. A result answers the first unanswered call with its id (`===`, so a `NaN` id answers
+ * nothing); what is left when the window closes is an orphan.
+ *
+ * Linear: a window of more than {@link SCANNED_CALLS} calls is indexed by id when a result first
+ * looks in it (first unanswered call per id, and a link to the next call with the same id), so each
+ * result costs O(1) however many calls and results there are. Calls are kept in place, marked when
+ * answered; the arrays are reused from one window to the next.
+ */
 class ToolCallWindow {
-	private readonly pending: PendingCall[] = [];
+	private readonly ids: unknown[] = [];
+	private readonly names: unknown[] = [];
+	private readonly answered: boolean[] = [];
+	/** How many of the arrays' entries belong to this window. */
+	private count = 0;
+	private outputIndex = -1;
+	/** Id → position of its first unanswered call; built only for a large window. */
+	private first: Map<unknown, number> | undefined;
+	/** Position → the next call with the same id (-1: none); only with `first`. */
+	private next: number[] = [];
+	/** Id → position of its last call, for ids held by more than one call; only with `first`. */
+	private last: Map<unknown, number> | undefined;
 	/** Whether any call was left unanswered (findings then need sorting). */
 	orphans = false;
 
+	/** Opens the window of assistant message `outputIndex` (the last one is closed). */
 	open(content: unknown, outputIndex: number): void {
 		if (!Array.isArray(content)) return;
 		for (let k = 0; k < content.length; k++) {
 			const block: unknown = content[k];
-			if (isRecord(block) && block.type === "toolCall")
-				this.pending.push({ id: block.id, name: block.name, outputIndex });
+			if (isRecord(block) && block.type === "toolCall") {
+				const at = this.count++;
+				this.ids[at] = block.id;
+				this.names[at] = block.name;
+				this.answered[at] = false;
+			}
 		}
+		this.outputIndex = outputIndex;
 	}
 
 	/** Whether `id` answers a pending call (which is then answered). */
 	answer(id: unknown): boolean {
-		const pending = this.pending;
-		let at = 0;
-		while (at < pending.length && (pending[at] as PendingCall).id !== id) at++;
-		if (at === pending.length) return false;
-		pending.splice(at, 1);
+		if (this.count > SCANNED_CALLS) return this.answerIndexed(id);
+		const { ids, answered } = this;
+		for (let at = 0; at < this.count; at++) {
+			if (ids[at] === id && !answered[at]) {
+				answered[at] = true;
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private answerIndexed(id: unknown): boolean {
+		const first = this.first ?? this.index();
+		const at = first.get(id);
+		// `===` answers no `NaN` id, where the map (SameValueZero) would.
+		if (at === undefined || Number.isNaN(id)) return false;
+		this.answered[at] = true;
+		const after = this.next[at] as number;
+		if (after === -1) first.delete(id);
+		else first.set(id, after);
 		return true;
 	}
 
+	/** The map of a large window (`next` and `last` with it), made on its first result. */
+	private index(): Map<unknown, number> {
+		const first = new Map<unknown, number>();
+		const next = this.next;
+		const ids = this.ids;
+		for (let at = 0; at < this.count; at++) {
+			next[at] = -1;
+			if (this.answered[at]) continue;
+			const id = ids[at];
+			const head = first.get(id);
+			if (head === undefined) {
+				first.set(id, at);
+				continue;
+			}
+			this.last ??= new Map();
+			next[this.last.get(id) ?? head] = at;
+			this.last.set(id, at);
+		}
+		this.first = first;
+		return first;
+	}
+
 	close(findings: Finding[]): void {
-		if (this.pending.length === 0) return;
-		this.orphans = true;
-		for (const call of this.pending)
-			findings.push({ rule: "orphan-tool-call", outputIndex: call.outputIndex, subject: call.id, name: call.name });
-		this.pending.length = 0;
+		const { ids, names, answered, count, outputIndex } = this;
+		if (count === 0) return;
+		this.count = 0;
+		this.first = undefined;
+		this.last = undefined;
+		for (let at = 0; at < count; at++) {
+			if (answered[at]) continue;
+			this.orphans = true;
+			findings.push({ rule: "orphan-tool-call", outputIndex, subject: ids[at], name: names[at] });
+		}
 	}
 }
 
@@ -147,7 +218,7 @@ function checkMessage(
 	findings: Finding[],
 ): void {
 	const role = message.role;
-	if (isSkippedAssistant(message)) {
+	if (role === "assistant" && isSkippedStop(message.stopReason)) {
 		window.close(findings);
 		return;
 	}

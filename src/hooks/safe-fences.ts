@@ -1,6 +1,6 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import { userText } from "../builtin-converters/text-message.js";
-import { type BashExecutionMessage, bashStatusText } from "../messages.js";
+import type { BashExecutionMessage } from "../messages.js";
 import type { Plugin } from "../registry/types.js";
 import { registerFailClosed } from "./fail-closed.js";
 
@@ -35,7 +35,8 @@ const NOT_ONLY_SPACES = /[^ ]/;
  */
 export function codeSpan(text: string): string {
 	if (text === "") return "` `";
-	const delimiter = "`".repeat(longestBacktickRun(text) + 1);
+	const run = longestBacktickRun(text);
+	const delimiter = run === 0 ? "`" : "`".repeat(run + 1);
 	const first = text.charCodeAt(0);
 	const last = text.charCodeAt(text.length - 1);
 	const pad = first === 96 || last === 96 || (first === 32 && last === 32 && NOT_ONLY_SPACES.test(text)) ? " " : "";
@@ -59,7 +60,60 @@ export function codeFence(text: string): string {
 	return "`".repeat(longestBacktickRun(text) + 1);
 }
 
-const LINE_BREAK = /[\r\n]/;
+/** Whether `text` holds a CommonMark line ending (two native scans: cheaper than a regex call on a short command). */
+const hasLineBreak = (text: string): boolean => text.includes("\n") || text.includes("\r");
+
+/**
+ * What makes a status value unsafe to print as is: a control character (C0, DEL, C1: CommonMark's
+ * line breaks among them, and U+0085), U+2028 and U+2029 (which a reader may take for line breaks),
+ * a backtick, or a bracket (the truncation note is bracketed). One character class: linear on any text.
+ */
+const UNSAFE_IN_STATUS = /[\p{Cc}\u2028\u2029`[\]]/u;
+
+/**
+ * A status value (exit code, full output path) as the status line shows it: as pi prints it when
+ * that is safe (a number, or a text with none of {@link UNSAFE_IN_STATUS}); else in a code span on
+ * the line, or, when it holds a line break, in a fenced block after the line (`block` then true).
+ */
+function statusValue(value: unknown): { text: string; block: boolean } {
+	if (typeof value === "number") return { text: `${value}`, block: false };
+	const text = asText(value);
+	if (!UNSAFE_IN_STATUS.test(text)) return { text, block: false };
+	if (!hasLineBreak(text)) return { text: codeSpan(text), block: false };
+	const fence = codeFence(text);
+	return { text: `\n${fence}\n${text}\n${fence}`, block: true };
+}
+
+/**
+ * pi's status lines (`bashStatusText`: cancelled, else a non-zero exit code; then the truncation
+ * note when both `truncated` and `fullOutputPath` are set), each value through {@link statusValue}:
+ * byte for byte pi's for a numeric exit code and a path with nothing unsafe. A value that needs a
+ * fenced block ends its line with a colon (the note: `Full output:]`), and the block follows it.
+ */
+function safeStatusText(msg: BashExecutionMessage): string {
+	let text = "";
+	if (msg.cancelled) {
+		text += "\n\n(command cancelled)";
+	} else {
+		const exitCode: unknown = msg.exitCode;
+		if (exitCode !== null && exitCode !== undefined && exitCode !== 0) {
+			const shown = statusValue(exitCode);
+			text += shown.block
+				? `\n\nCommand exited with code:${shown.text}`
+				: `\n\nCommand exited with code ${shown.text}`;
+		}
+	}
+	if (msg.truncated) {
+		const path: unknown = msg.fullOutputPath;
+		if (path) {
+			const shown = statusValue(path);
+			text += shown.block
+				? `\n\n[Output truncated. Full output:]${shown.text}`
+				: `\n\n[Output truncated. Full output: ${shown.text}]`;
+		}
+	}
+	return text;
+}
 
 /**
  * pi's text for a bash execution ({@link bashExecutionToText}) with markdown that cannot break: the
@@ -68,7 +122,11 @@ const LINE_BREAK = /[\r\n]/;
  * Contract: identical to `bashExecutionToText` when the command is one line that needs no longer
  * delimiter or padding and the output has no run of three or more backticks. A command spanning
  * several lines is put in a fenced block after `Ran` (a line of it could otherwise start a fence, a
- * heading or a list inside the paragraph). The status lines (exit code, cancelled, truncation) are pi's.
+ * heading or a list inside the paragraph). The status lines (exit code, cancelled, truncation) are
+ * pi's, with each value that reaches them escaped: a numeric exit code and a path holding no line
+ * break, control character, backtick or bracket are printed as pi prints them; any other value goes
+ * in a code span, or in a fenced block after its line when it holds a line break, so no field can
+ * close a fence, open one, or start a line of its own.
  *
  * @example
  * safeBashExecutionToText({ role: "bashExecution", command: "cat README.md", output: "```sh\nnpm i\n```",
@@ -78,7 +136,7 @@ const LINE_BREAK = /[\r\n]/;
 export function safeBashExecutionToText(msg: BashExecutionMessage): string {
 	const command = asText(msg.command);
 	let text: string;
-	if (LINE_BREAK.test(command)) {
+	if (hasLineBreak(command)) {
 		const fence = codeFence(command);
 		text = `Ran\n${fence}\n${command}\n${fence}\n`;
 	} else {
@@ -92,7 +150,7 @@ export function safeBashExecutionToText(msg: BashExecutionMessage): string {
 	} else {
 		text += "(no output)";
 	}
-	return text + bashStatusText(msg);
+	return text + safeStatusText(msg);
 }
 
 /** A field as `bashExecutionToText` prints it (a template's `${}`), so a non-string is fenced as the text pi would send. */

@@ -84,3 +84,13 @@ export function thrownBy(fn: () => unknown): unknown {
 	}
 	throw new Error("expected a throw, got none");
 }
+
+/**
+ * Whether `safeFences` prints the status values of `msg` (exit code, full output path) as pi does:
+ * each is not a string, or a string with no control character, U+2028/U+2029, backtick or bracket.
+ */
+export function plainBashStatus(msg: { exitCode?: unknown; fullOutputPath?: unknown }): boolean {
+	return [msg.exitCode, msg.fullOutputPath].every(
+		(v) => typeof v !== "string" || !/[\p{Cc}\u2028\u2029`[\]]/u.test(v),
+	);
+}
