@@ -225,3 +225,35 @@ describe("loadTuiColumns", () => {
 			expect(columns.width(text)).toBe(tui073.visibleWidth(text));
 	});
 });
+
+describe("graphemeColumns", () => {
+	const measures = [
+		{ name: "string-width", width: stringWidth },
+		{ name: "pi-tui 0.73.1", width: tui073.visibleWidth },
+		{ name: "pi-tui 1.6.0", width: tui16.visibleWidth },
+	];
+
+	it.each(measures)(
+		"should cut any text to at most the columns by $name, and leave text that fits (property)",
+		({ width }) => {
+			const columns = graphemeColumns(width);
+			fc.assert(
+				fc.property(arbTerminalText, fc.integer({ min: 1, max: 120 }), (text, n) => {
+					const cut = columns.truncate(text, n);
+					expect(width(cut)).toBeLessThanOrEqual(n);
+					if (width(text) <= n) expect(cut).toBe(text);
+					else expect(cut.endsWith("…") || cut === "").toBe(true);
+				}),
+				{ numRuns: 500 },
+			);
+		},
+	);
+
+	it("should give nothing where not even the ellipsis fits, and the ellipsis alone where one column is left", () => {
+		const columns = graphemeColumns(stringWidth);
+		expect(columns.truncate("東京", 0)).toBe("");
+		expect(columns.truncate("東京", 1)).toBe("…");
+		expect(columns.truncate("abc", 1)).toBe("…");
+		expect(columns.truncate("abcd", 2)).toBe("a…");
+	});
+});

@@ -28,7 +28,8 @@ const ELLIPSIS = "…";
 /**
  * {@link Columns} from a width function (string-width's, say): a line is cut between graphemes
  * (`Intl.Segmenter`), each measured by `width`, so an emoji ZWJ sequence or a letter with its
- * combining marks is kept or cut whole.
+ * combining marks is kept or cut whole. A grapheme's width is asked once and remembered (up to
+ * 4,096 of them): measuring is the slow part of a view of a long CJK history.
  *
  * @example
  * import stringWidth from "string-width";
@@ -36,24 +37,49 @@ const ELLIPSIS = "…";
  */
 export function graphemeColumns(width: (text: string) => number): Columns {
 	const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+	const widths = new Map<string, number>();
+	const ellipsis = width(ELLIPSIS);
+	const measure = (grapheme: string): number => {
+		if (grapheme.length === 1) {
+			const code = grapheme.charCodeAt(0);
+			if (code >= 0x20 && code <= 0x7e) return 1;
+		}
+		let known = widths.get(grapheme);
+		if (known === undefined) {
+			known = width(grapheme);
+			if (widths.size < MEASURED_GRAPHEMES) widths.set(grapheme, known);
+		}
+		return known;
+	};
 	return {
 		width,
 		truncate(text, columns) {
-			if (width(text) <= columns) return text;
-			const room = columns - width(ELLIPSIS);
-			if (room < 0) return "";
-			let kept = "";
-			let used = 0;
-			for (const { segment } of graphemes.segment(text)) {
-				const next = width(segment);
-				if (used + next > room) break;
-				kept += segment;
-				used += next;
+			// Printable ASCII is one column a character in every terminal measure (pi-tui's fast path too).
+			if (PRINTABLE_ASCII.test(text)) {
+				if (text.length <= columns) return text;
+				return columns < ellipsis ? "" : text.slice(0, columns - ellipsis) + ELLIPSIS;
 			}
-			return kept + ELLIPSIS;
+			// No character but a tab is wider than two columns a UTF-16 unit, by either measure.
+			if (text.length * 2 <= columns && !text.includes("\t")) return text;
+			const room = columns - ellipsis;
+			if (room < 0) return "";
+			let used = 0;
+			let end = -1;
+			for (const { segment, index } of graphemes.segment(text)) {
+				used += measure(segment);
+				if (end === -1 && used > room) end = index;
+				if (used > columns) return text.slice(0, end) + ELLIPSIS;
+			}
+			return text;
 		},
 	};
 }
+
+/** Graphemes whose width a {@link graphemeColumns} remembers. */
+const MEASURED_GRAPHEMES = 4096;
+
+/** Text of printable ASCII only (space to `~`). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Of a line from the history, what fits in `width` columns: made printable ({@link sanitize}) and
