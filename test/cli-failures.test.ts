@@ -42,7 +42,7 @@ describe("convert-to-llm input bounds", () => {
 		const run = await cli([file]);
 		expect(run).toMatchObject({ code: 2, stdout: "" });
 		expect(lines(run.stderr)).toEqual([
-			`convert-to-llm: "${file}" is larger than 512 MiB, the most the CLI reads (--max-input). Pass a smaller history: Node holds at most about 512 MiB of text as one string.`,
+			`convert-to-llm: "${file}" is larger than 512 MiB, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input.`,
 		]);
 	});
 
