@@ -55,13 +55,17 @@ describe("session reader on a file of five million junk lines", () => {
 		expect(run.status, run.stderr.slice(0, 2000)).toBe(0);
 		expect(JSON.parse(run.stdout)).toEqual([{ role: "user", content: "still here", timestamp: 1 }]);
 		const warnings = run.stderr.trim().split("\n");
-		expect(warnings).toHaveLength(11);
+		expect(warnings).toHaveLength(8);
 		expect(warnings[0]).toBe(
 			`convert-to-llm: warning: "${file}", line 2 is 0; it was skipped, as pi 1.x skips it (pi 0.73.1 keeps it as an entry that sends nothing, and as the last line sends an empty context). Remove that line.`,
 		);
-		expect(warnings.at(-1)).toBe(
-			"convert-to-llm: … and 12 more warnings (run with --explain to see each message's fate)",
+		expect(warnings[3]).toBe(
+			"convert-to-llm: warning: … and 4,989,997 more lines like it: null, false, 0 or an empty string, skipped as pi 1.x skips them.",
 		);
+		expect(warnings[4]).toBe(
+			`convert-to-llm: warning: "${file}", line 501 is not valid JSON; it was skipped, as pi skips it. Fix or remove that line.`,
+		);
+		expect(warnings[7]).toBe("convert-to-llm: warning: … and 9,997 more lines like it: not valid JSON, skipped.");
 		console.log(
 			`[session scale] ${LINES.toLocaleString("en-US")} junk lines: CLI --json ${(run.ms / 1000).toFixed(2)} s, pi 1.6.0 SessionManager.open ${(piMs / 1000).toFixed(2)} s (${(run.ms / piMs).toFixed(2)}×)`,
 		);

@@ -2,6 +2,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
+import { omittedText } from "../session/problems.js";
 import type { ReadSessionResult } from "../session/read.js";
 import { isInstance, isJsonObject } from "../values.js";
 import { CliError, codeOf } from "./cli-error.js";
@@ -146,14 +147,11 @@ function fromSession(result: ReadSessionResult, name: string, leaf: string | und
 			`${quote(name)} has no entry with id ${JSON.stringify(leaf)}. Pick the "id" of one of its lines${last === undefined ? "" : ` (the last one is ${JSON.stringify(last)})`}.`,
 		);
 	}
-	// The library names its option; the CLI names its flag.
-	const problems = result.problems.map((problem) => problem.message.replaceAll(" with leafId.", " with --leaf."));
-	for (const count of result.problemCounts) if (count.summary !== undefined) problems.push(count.summary);
 	return {
 		kind: "session",
 		name,
 		messages: result.messages,
-		problems,
+		problems: shownProblems(result),
 		session: {
 			version: result.session.version,
 			entries: result.session.entries.length,
@@ -165,6 +163,29 @@ function fromSession(result: ReadSessionResult, name: string, leaf: string | und
 			contextEdits: result.contextEdits,
 		},
 	};
+}
+
+/** Problems shown of each kind before one line says how many more there are. */
+const SHOWN_PER_KIND = 3;
+
+/**
+ * The session's problems as warnings: the first few of each kind, in file order, each kind's count
+ * of the others right after its last one shown (so that a file of a million bad lines says so).
+ */
+function shownProblems(result: ReadSessionResult): string[] {
+	const counts = new Map(result.problemCounts.map((count) => [count.kind, count.count]));
+	const shown = new Map<string, number>();
+	const lines: string[] = [];
+	for (const problem of result.problems) {
+		const count = (shown.get(problem.kind) ?? 0) + 1;
+		shown.set(problem.kind, count);
+		if (count > SHOWN_PER_KIND) continue;
+		// The library names its option; the CLI names its flag.
+		lines.push(problem.message.replaceAll(" with leafId.", " with --leaf."));
+		const total = counts.get(problem.kind) ?? count;
+		if (count === SHOWN_PER_KIND && total > count) lines.push(omittedText(problem.kind, total - count));
+	}
+	return lines;
 }
 
 function parseArray(text: string, name: string): AgentMessage[] {

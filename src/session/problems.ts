@@ -141,12 +141,17 @@ export class ProblemLog {
 function countOf(kind: SessionProblemKind, count: number): SessionProblemCount {
 	const omitted = Math.max(0, count - MAX_PROBLEMS_PER_KIND);
 	if (omitted === 0) return { kind, count, omitted };
+	return { kind, count, omitted, summary: omittedText(kind, omitted) };
+}
+
+/** "… and 4,999,990 more lines like it: not valid JSON, skipped.": `omitted` problems of `kind` not shown. */
+export function omittedText(kind: SessionProblemKind, omitted: number): string {
 	const [noun, what] = KIND_TEXT.get(kind) ?? ["lines", kind];
 	const like =
 		omitted === 1
 			? `1 more ${noun === "lines" ? "line" : "entry"} like it`
 			: `${omitted.toLocaleString("en-US")} more ${noun} like it`;
-	return { kind, count, omitted, summary: `… and ${like}: ${what}.` };
+	return `… and ${like}: ${what}.`;
 }
 
 /** The error strict mode throws for `problem`. */
