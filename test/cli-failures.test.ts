@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../src/cli/args.js";
 import { main } from "../src/cli/main.js";
 import { readStreamBounded } from "../src/cli/read-input.js";
-import { cli, writeModule } from "./fixtures/sessions/run-cli.js";
+import { cli, DEMO, read, root, writeModule } from "./fixtures/sessions/run-cli.js";
 import { bomb } from "./support/hostile.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ctl-cli-failures-"));
@@ -43,7 +43,7 @@ describe("convert-to-llm input bounds", () => {
 		const run = await cli([file]);
 		expect(run).toMatchObject({ code: 2, stdout: "" });
 		expect(lines(run.stderr)).toEqual([
-			`convert-to-llm: "${file}" is larger than 512 MiB, the most the CLI reads (--max-input). Pass a smaller history: Node holds at most about 512 MiB of text as one string.`,
+			`convert-to-llm: "${file}" is larger than 512 MiB, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input.`,
 		]);
 	});
 
@@ -91,6 +91,86 @@ describe("convert-to-llm input bounds", () => {
 	it("should document --max-input in --help", async () => {
 		expect((await cli(["--help"])).stdout).toContain(
 			"--max-input <size>  read at most this much input (default 512M",
+		);
+	});
+});
+
+describe("convert-to-llm streamed input", () => {
+	const session = read(DEMO);
+	/** The CLI with standard input as a stream of `size`-byte chunks, counting the chunks it pulled. */
+	async function streamed(argv: string[], bytes: Buffer, size: number) {
+		let stdout = "";
+		let stderr = "";
+		let pulled = 0;
+		async function* stdin() {
+			for (let i = 0; i < bytes.length; i += size) {
+				pulled++;
+				yield bytes.subarray(i, i + size);
+			}
+		}
+		const code = await main({
+			argv,
+			cwd: root,
+			env: {},
+			stdout: { write: (text: string) => (stdout += text) },
+			stderr: { write: (text: string) => (stderr += text) },
+			readStdin: async () => {
+				throw new Error("the stream is read, not readStdin");
+			},
+			stdin: stdin(),
+		});
+		return { code, stdout, stderr, pulled };
+	}
+
+	it.each([1, 5, 4096])("should read a session from a stream of %i-byte chunks as from the file", async (size) => {
+		const fromFile = await cli(["--json", DEMO]);
+		const run = await streamed(["--json", "-"], Buffer.from(session), size);
+		expect(run).toMatchObject({ code: 0, stdout: fromFile.stdout, stderr: fromFile.stderr });
+	});
+
+	it("should read JSONL and a JSON array of AgentMessages from a stream", async () => {
+		const messages = [
+			{ role: "user", content: "hi ✓", timestamp: 0 },
+			{ role: "user", content: "again", timestamp: 1 },
+		];
+		const lines = await streamed(["--json", "-"], Buffer.from(messages.map((m) => JSON.stringify(m)).join("\n")), 3);
+		const array = await streamed(["--json", "-"], Buffer.from(JSON.stringify(messages, null, 2)), 3);
+		expect(lines.code).toBe(0);
+		expect(array.stdout).toBe(lines.stdout);
+		expect(JSON.parse(lines.stdout)).toHaveLength(2);
+	});
+
+	it("should stop pulling a stream once it passes --max-input", async () => {
+		const run = await streamed(["--max-input", "1K", "-"], Buffer.alloc(64 * 1024, 0x20), 256);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toBe(
+			"convert-to-llm: stdin is larger than 1 KiB, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input.\n",
+		);
+		expect(run.pulled).toBe(5);
+	});
+
+	it("should find a session header after 1,200 malformed lines, as pi's loader does, and summarise them", async () => {
+		const junk = Array.from({ length: 1200 }, (_, i) => `not json ${i}`).join("\n");
+		const file = join(tmp, "late-header.jsonl");
+		writeFileSync(file, `${junk}\n${session}`);
+		const run = await cli(["--json", file]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe((await cli(["--json", DEMO])).stdout);
+		const warnings = lines(run.stderr);
+		expect(warnings[0]).toBe(
+			`convert-to-llm: warning: "${file}", line 1 is not valid JSON; it was skipped, as pi skips it (pi looks for the session header on the first line that parses). Fix or remove that line.`,
+		);
+		// Three of the malformed lines, how many more, and the demo's own warning (an unknown role).
+		expect(warnings).toHaveLength(5);
+		expect(warnings[3]).toBe("convert-to-llm: warning: … and 1,197 more lines like it: not valid JSON, skipped.");
+		expect(warnings[4]).toMatch(/^convert-to-llm: warning: No converter for role "ticket"/);
+	});
+
+	it("should refuse an unknown --leaf with exit 2, where the library falls back to the last entry", async () => {
+		const run = await cli(["--leaf", "nope", DEMO]);
+		expect(run).toMatchObject({ code: 2, stdout: "" });
+		expect(run.stderr).toBe(
+			`convert-to-llm: "${DEMO}" has no entry with id "nope". Pick the "id" of one of its lines (the last one is "a1000022").\n`,
 		);
 	});
 });

@@ -6,8 +6,13 @@ import { describe, expectTypeOf, it } from "vitest";
 import type {
 	ContextEditEffect,
 	ContextEditEntry,
+	ReadSessionResult,
+	readSessionStream,
 	SessionContext,
 	SessionEntry,
+	SessionProblem,
+	SessionProblemCount,
+	SessionProblemKind,
 	SessionSystemMessage,
 	UsageEntry,
 } from "../src/session/index.js";
@@ -37,5 +42,17 @@ describe("session types", () => {
 	it("should say in the context what each edit did", () => {
 		expectTypeOf<SessionContext["contextEdits"]>().toEqualTypeOf<ContextEditEffect[]>();
 		expectTypeOf<ContextEditEffect["effect"]>().toEqualTypeOf<"hidden" | "replaced">();
+	});
+
+	it("should give problems as data, counted per kind, and read any stream of text or bytes", () => {
+		expectTypeOf<SessionContext["problems"]>().toEqualTypeOf<SessionProblem[]>();
+		expectTypeOf<SessionProblem["kind"]>().toEqualTypeOf<SessionProblemKind>();
+		expectTypeOf<SessionProblemCount>().toHaveProperty("omitted").toEqualTypeOf<number>();
+		expectTypeOf<"not-json">().toExtend<SessionProblemKind>();
+		// @ts-expect-error: a kind the reader never reports
+		expectTypeOf<"oops">().toExtend<SessionProblemKind>();
+		expectTypeOf<typeof readSessionStream>().returns.toEqualTypeOf<Promise<ReadSessionResult>>();
+		expectTypeOf<AsyncIterable<Uint8Array>>().toExtend<Parameters<typeof readSessionStream>[0]>();
+		expectTypeOf<AsyncIterable<string>>().toExtend<Parameters<typeof readSessionStream>[0]>();
 	});
 });

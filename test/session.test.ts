@@ -7,7 +7,6 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConvertToLlmError, ErrorCode } from "../src/errors.js";
 import {
 	buildSessionContext,
 	CURRENT_SESSION_VERSION,
@@ -40,10 +39,19 @@ describe("parseSession", () => {
 		expect(session.lines).toEqual([3, 6]);
 		expect(session.problems.map((p) => [p.line, p.message])).toEqual([
 			[4, '"s.jsonl", line 4 is not valid JSON; it was skipped, as pi skips it. Fix or remove that line.'],
-			[5, '"s.jsonl", line 5 is not a JSON object; it was skipped, as pi skips it. Fix or remove that line.'],
+			[
+				5,
+				'"s.jsonl", line 5 is not a JSON object (it is number 42); pi keeps it as an entry that sends nothing and links to nothing, and the reader left it out. Remove that line.',
+			],
 		]);
-		expect(session.problems[0]).toBeInstanceOf(ConvertToLlmError);
-		expect(session.problems[0]?.code).toBe(ErrorCode.INVALID_SESSION);
+		expect(session.problems.map((p) => [p.kind, p.excerpt, p.file])).toEqual([
+			["not-json", "{not json", "s.jsonl"],
+			["not-an-entry", "42", "s.jsonl"],
+		]);
+		expect(session.problemCounts).toEqual([
+			{ kind: "not-json", count: 1, omitted: 0 },
+			{ kind: "not-an-entry", count: 1, omitted: 0 },
+		]);
 	});
 
 	it("should throw the first problem in strict mode", () => {
@@ -96,10 +104,20 @@ describe("buildSessionContext", () => {
 		expect(readSession(tree, { leafId: null })).toMatchObject({ messages: [], leafId: null, pathLength: 0 });
 	});
 
-	it("should throw for a leaf id that names no entry (pi would silently use the last entry)", () => {
-		expect(() => readSession(tree, { leafId: "nope", file: "t.jsonl" })).toThrow(
-			/"t.jsonl" has no entry with id "nope". Pick the "id" of one of its lines \(the last one is "c"\)/,
-		);
+	it("should build from the last entry for a leaf id that names no entry, as pi does, and say so", () => {
+		const context = readSession(tree, { leafId: "nope", file: "t.jsonl" });
+		expect(context.messages).toEqual(readSession(tree).messages);
+		expect(context.leafId).toBe("c");
+		expect(context.problems).toEqual([
+			{
+				kind: "unknown-leaf",
+				file: "t.jsonl",
+				entryId: "nope",
+				message:
+					'"t.jsonl" has no entry with id "nope"; the context was built from the last entry, "c" (line 8), as pi builds it. Pick the "id" of one of its lines with leafId.',
+			},
+		]);
+		expect(() => readSession(tree, { leafId: "nope", strict: true })).toThrow(InvalidSessionError);
 	});
 
 	it("should turn custom_message and branch_summary entries into messages with epoch timestamps", () => {
@@ -246,9 +264,9 @@ describe("buildSessionContext", () => {
 		]);
 		const unknown = readSession(jsonl(HEADER, entry(deep, '"a"', "null")));
 		expect(unknown.problems[0]?.message).toContain("has type an array of 1, which this reader does not know");
-		expect(() => readSession(jsonl(HEADER, entry('"message"', deep, "null")), { leafId: "nope" })).toThrow(
-			/has no entry with id "nope"\. Pick the "id" of one of its lines \(the last one is an array of 1\)/,
-		);
+		expect(
+			readSession(jsonl(HEADER, entry('"message"', deep, "null")), { leafId: "nope" }).problems[0]?.message,
+		).toMatch(/has no entry with id "nope"; the context was built from the last entry, an array of 1 \(line 2\)/);
 	});
 
 	it("should keep pi's NaN timestamp for an invalid date, and report it", () => {

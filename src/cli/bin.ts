@@ -52,6 +52,7 @@ main({
 	stdout: process.stdout,
 	stderr: process.stderr,
 	readStdin: (maxBytes) => readStreamBounded(process.stdin, maxBytes),
+	stdin: process.stdin,
 	pending: (message) => {
 		pending = message;
 	},

@@ -2,10 +2,12 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
-import { readSession } from "../session/read.js";
+import { omittedText } from "../session/problems.js";
+import type { ReadSessionResult } from "../session/read.js";
 import { isInstance, isJsonObject } from "../values.js";
-import { CliError } from "./cli-error.js";
-import { readFileBounded, tooLarge } from "./read-input.js";
+import { CliError, codeOf } from "./cli-error.js";
+import { InputLines, type StreamedInput } from "./input-lines.js";
+import { boundedChunks, fileChunks, tooLarge } from "./read-input.js";
 
 /** The history to convert, and what it was read from. */
 export interface LoadedInput {
@@ -36,6 +38,8 @@ export interface InputSource {
 	cwd: string;
 	/** Reads standard input, refusing it (a {@link CliError}) once it passes `maxBytes`. */
 	readStdin: (maxBytes: number) => Promise<string>;
+	/** Standard input as a stream of chunks; when given, it is read as it arrives instead of `readStdin`. */
+	stdin?: AsyncIterable<unknown>;
 	leaf: string | undefined;
 	/** The most bytes read (`--max-input`). */
 	maxBytes: number;
@@ -44,38 +48,66 @@ export interface InputSource {
 const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMessages or JSONL of AgentMessages.";
 
 /**
- * Reads the input and detects its kind. The file is only read (never written, whatever its version).
- * Bad input throws a {@link CliError} naming the file and what to do.
+ * Reads the input and detects its kind, line by line as it arrives: a session or JSONL is parsed as
+ * it streams (never held whole); a JSON array, or text whose kind its lines do not tell, is held to
+ * be parsed whole. The file is only read (never written, whatever its version). Bad input throws a
+ * {@link CliError} naming the file and what to do.
  */
 export async function loadInput(source: InputSource): Promise<LoadedInput> {
 	const name = source.spec === "-" ? "stdin" : source.spec;
-	const raw =
-		source.spec === "-"
-			? await source.readStdin(source.maxBytes)
-			: readFileBounded(source.spec, source.cwd, source.maxBytes);
-	// A reader that ignores the limit (a test's) is held to it here.
-	if (source.spec === "-" && raw.length > source.maxBytes / 3 && Buffer.byteLength(raw) > source.maxBytes) {
-		throw tooLarge(name, source.maxBytes);
+	const lines = new InputLines(name, source.leaf);
+	try {
+		for await (const chunk of chunksOf(source)) lines.push(chunk);
+		return fromStream(lines.end(), name, source.leaf);
+	} catch (error) {
+		if (isInstance(error, InvalidSessionError)) throw new CliError(error.message);
+		if (codeOf(error) === "ERR_STRING_TOO_LONG" || isStringLimit(error)) {
+			throw new CliError(
+				`${quote(name)} is too large for Node to hold as one string (about 512 MiB of text), which a JSON array or a single line must be. Pass a smaller history.`,
+			);
+		}
+		throw error;
 	}
-	const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-	if (text.trim() === "") throw new CliError(`${quote(name)} is empty. ${WHAT_TO_PASS}`);
+}
 
-	const first = firstJsonLine(text);
-	const start = text.trimStart()[0];
-	if (start === "[") {
-		if (source.leaf !== undefined) throw leafNeedsSession(name, "a JSON array");
+async function* chunksOf(source: InputSource): AsyncGenerator<unknown> {
+	if (source.spec !== "-") {
+		yield* fileChunks(source.spec, source.cwd, source.maxBytes);
+		return;
+	}
+	if (source.stdin !== undefined) {
+		yield* boundedChunks(source.stdin, source.maxBytes);
+		return;
+	}
+	const raw = await source.readStdin(source.maxBytes);
+	// A reader that ignores the limit (a test's) is held to it here.
+	if (raw.length > source.maxBytes / 3 && Buffer.byteLength(raw) > source.maxBytes) {
+		throw tooLarge("stdin", source.maxBytes);
+	}
+	yield raw;
+}
+
+function fromStream(input: StreamedInput, name: string, leaf: string | undefined): LoadedInput {
+	if (input.kind === "session") return fromSession(input.result, name, leaf);
+	if (input.kind === "jsonl") return { kind: "jsonl", name, messages: input.messages, problems: input.problems };
+	return fromText(input.text, input.first, name, leaf);
+}
+
+/** The input held whole: a JSON array, one AgentMessage, or text that is neither (an error). */
+function fromText(
+	text: string,
+	first: { value: unknown; line: number } | undefined,
+	name: string,
+	leaf: string | undefined,
+): LoadedInput {
+	if (text.trim() === "") throw new CliError(`${quote(name)} is empty. ${WHAT_TO_PASS}`);
+	if (text.trimStart()[0] === "[") {
+		if (leaf !== undefined) throw leafNeedsSession(name, "a JSON array");
 		return { kind: "json", name, messages: parseArray(text, name), problems: [] };
-	}
-	if (isJsonObject(first?.value) && first.value.type === "session") {
-		return loadSession(text, name, source.leaf);
-	}
-	if (isJsonObject(first?.value) && typeof first.value.role === "string") {
-		if (source.leaf !== undefined) throw leafNeedsSession(name, "JSONL of AgentMessages");
-		return loadJsonLines(text, name);
 	}
 	const whole = tryParse(text);
 	if (isJsonObject(whole) && typeof whole.role === "string") {
-		if (source.leaf !== undefined) throw leafNeedsSession(name, "an AgentMessage");
+		if (leaf !== undefined) throw leafNeedsSession(name, "an AgentMessage");
 		return { kind: "json", name, messages: [whole as unknown as AgentMessage], problems: [] };
 	}
 	if (
@@ -107,32 +139,53 @@ function describe(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-function loadSession(text: string, name: string, leaf: string | undefined): LoadedInput {
-	try {
-		const result = readSession(text, { leafId: leaf, file: name });
-		return {
-			kind: "session",
-			name,
-			messages: result.messages,
-			// The library names its option; the CLI names its flag.
-			problems: result.problems.map((problem) => problem.message.replaceAll(" with leafId.", " with --leaf.")),
-			session: {
-				version: result.session.version,
-				entries: result.session.entries.length,
-				pathLength: result.pathLength,
-				leafId: result.leafId,
-				entryIds: result.entryIds,
-				model: result.model,
-				thinkingLevel: result.thinkingLevel,
-				contextEdits: result.contextEdits,
-			},
-		};
-	} catch (error) {
-		if (isInstance(error, InvalidSessionError)) {
-			throw new CliError(error.message);
-		}
-		throw error;
+function fromSession(result: ReadSessionResult, name: string, leaf: string | undefined): LoadedInput {
+	// A person typed --leaf: an id the file does not have is refused, where the library falls back as pi does.
+	if (leaf !== undefined && result.problemCounts.some((count) => count.kind === "unknown-leaf")) {
+		const last = result.session.entries.at(-1)?.id;
+		throw new CliError(
+			`${quote(name)} has no entry with id ${JSON.stringify(leaf)}. Pick the "id" of one of its lines${last === undefined ? "" : ` (the last one is ${JSON.stringify(last)})`}.`,
+		);
 	}
+	return {
+		kind: "session",
+		name,
+		messages: result.messages,
+		problems: shownProblems(result),
+		session: {
+			version: result.session.version,
+			entries: result.session.entries.length,
+			pathLength: result.pathLength,
+			leafId: result.leafId,
+			entryIds: result.entryIds,
+			model: result.model,
+			thinkingLevel: result.thinkingLevel,
+			contextEdits: result.contextEdits,
+		},
+	};
+}
+
+/** Problems shown of each kind before one line says how many more there are. */
+const SHOWN_PER_KIND = 3;
+
+/**
+ * The session's problems as warnings: the first few of each kind, in file order, each kind's count
+ * of the others right after its last one shown (so that a file of a million bad lines says so).
+ */
+function shownProblems(result: ReadSessionResult): string[] {
+	const counts = new Map(result.problemCounts.map((count) => [count.kind, count.count]));
+	const shown = new Map<string, number>();
+	const lines: string[] = [];
+	for (const problem of result.problems) {
+		const count = (shown.get(problem.kind) ?? 0) + 1;
+		shown.set(problem.kind, count);
+		if (count > SHOWN_PER_KIND) continue;
+		// The library names its option; the CLI names its flag.
+		lines.push(problem.message.replaceAll(" with leafId.", " with --leaf."));
+		const total = counts.get(problem.kind) ?? count;
+		if (count === SHOWN_PER_KIND && total > count) lines.push(omittedText(problem.kind, total - count));
+	}
+	return lines;
 }
 
 function parseArray(text: string, name: string): AgentMessage[] {
@@ -153,32 +206,9 @@ function parseArray(text: string, name: string): AgentMessage[] {
 	return value as AgentMessage[];
 }
 
-function loadJsonLines(text: string, name: string): LoadedInput {
-	const messages: AgentMessage[] = [];
-	const problems: string[] = [];
-	const lines = text.split("\n");
-	for (let i = 0; i < lines.length; i++) {
-		const line = lines[i] as string;
-		if (line.trim() === "") continue;
-		const value = tryParse(line);
-		if (value === NOT_JSON)
-			problems.push(`line ${i + 1} is not valid JSON; it was skipped. Fix or remove that line.`);
-		else messages.push(value as AgentMessage);
-	}
-	return { kind: "jsonl", name, messages, problems };
-}
-
-/** The first line that parses as JSON, as pi's reader finds its header (malformed lines skipped). */
-function firstJsonLine(text: string): { value: unknown; line: number } | undefined {
-	const lines = text.split("\n", 1000);
-	for (let i = 0; i < lines.length; i++) {
-		const line = lines[i] as string;
-		if (line.trim() === "") continue;
-		const value = tryParse(line);
-		if (value !== NOT_JSON) return { value, line: i + 1 };
-	}
-	return undefined;
-}
+/** `join` or `+` past V8's longest string (a RangeError, as a stack overflow is: tell them apart). */
+const isStringLimit = (error: unknown): boolean =>
+	error instanceof RangeError && error.message.includes("Invalid string length");
 
 const quote = (name: string): string => (name === "stdin" ? "stdin" : `"${name}"`);
 

@@ -34,6 +34,8 @@ export interface CliIo {
 	stderr: { write(text: string): unknown };
 	/** Reads standard input; may refuse (a {@link CliError}) once it passes `maxBytes`. */
 	readStdin(maxBytes: number): Promise<string>;
+	/** Standard input as a stream; when given, it is read as it arrives (bounded too) instead of `readStdin`. */
+	stdin?: AsyncIterable<unknown>;
 	/**
 	 * Told, as the run goes on, what to say should it stop there: should the process run out of work
 	 * with the run unsettled (a plugin's promise that never settles), that line is the error.
@@ -91,6 +93,7 @@ async function run(io: CliIo): Promise<number> {
 		spec: options.input as string,
 		cwd: io.cwd,
 		readStdin: io.readStdin,
+		stdin: io.stdin,
 		leaf: options.leaf,
 		maxBytes: options.maxInput,
 	});

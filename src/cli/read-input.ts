@@ -1,16 +1,18 @@
 /**
  * Reading the input with bounds: only a regular file (or `-`, standard input) is read, and never
  * more than the `--max-input` size, so that `/dev/zero`, a FIFO or an endless pipe cannot take the
- * machine's memory.
+ * machine's memory. The input is read as a stream of chunks: a session is parsed line by line as
+ * they arrive, never held whole.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { errorText, isInstance } from "../values.js";
+import { errorText } from "../values.js";
 import { CliError, codeOf } from "./cli-error.js";
 
 /**
- * 512 MiB: about the longest text Node can hold as one string (V8's limit is 2^29 − 24 characters),
- * which the session reader and `JSON.parse` need; a 200 MB session takes about 1.2 GB of memory.
+ * 512 MiB by default: about the longest text Node can hold as one string (V8's limit is 2^29 − 24
+ * characters), which a JSON array needs; a session is read line by line and may be larger (raise
+ * `--max-input`), its parsed entries taking about four times its size in memory.
  */
 export const DEFAULT_MAX_INPUT = 512 * 1024 * 1024;
 
@@ -49,20 +51,17 @@ export function formatSize(bytes: number): string {
 /** The error for input over the limit; `what` is `stdin` or a quoted path. */
 export const tooLarge = (what: string, maxBytes: number): CliError =>
 	new CliError(
-		`${what} is larger than ${formatSize(maxBytes)}, the most the CLI reads (--max-input). ${
-			maxBytes < DEFAULT_MAX_INPUT
-				? "Pass a smaller history, or raise --max-input."
-				: "Pass a smaller history: Node holds at most about 512 MiB of text as one string."
-		}`,
+		`${what} is larger than ${formatSize(maxBytes)}, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input.`,
 	);
 
 /**
- * The text of the regular file at `spec` (from `cwd`), at most `maxBytes` of it. The file is opened
- * read-only and non-blocking (a FIFO swapped in after the check cannot block the open), and checked
- * again on the open descriptor; the size is counted as it is read, since a file can grow or report
- * no size (`/proc`).
+ * The regular file at `spec` (from `cwd`), as chunks, at most `maxBytes` of it. The file is opened
+ * (and checked) at once, read-only and non-blocking (a FIFO swapped in after the check cannot block
+ * the open), and checked again on the open descriptor; the size is counted as it is read, since a
+ * file can grow or report no size (`/proc`). The chunks are read as they are asked for: each is a
+ * new buffer.
  */
-export function readFileBounded(spec: string, cwd: string, maxBytes: number): string {
+export function fileChunks(spec: string, cwd: string, maxBytes: number): Iterable<Buffer> {
 	const path = resolve(cwd, spec);
 	const what = `"${spec}"`;
 	checkRegular(
@@ -79,28 +78,66 @@ export function readFileBounded(spec: string, cwd: string, maxBytes: number): st
 		const stats = statOrThrow(() => fstatSync(fd), spec, path);
 		checkRegular(stats, what);
 		if (stats.size > maxBytes) throw tooLarge(what, maxBytes);
-		const chunks: Buffer[] = [];
-		let total = 0;
-		// One read of the size the file reports (plus a byte, to see it grow); then chunks.
-		let size = Math.min(Math.max(stats.size + 1, CHUNK), maxBytes + 1);
+	} catch (error) {
+		closeSync(fd);
+		throw error;
+	}
+	return readChunks(fd, spec, path, maxBytes);
+}
+
+function* readChunks(fd: number, spec: string, path: string, maxBytes: number): Generator<Buffer> {
+	const what = `"${spec}"`;
+	let total = 0;
+	try {
 		for (;;) {
-			const chunk = Buffer.allocUnsafe(Math.min(size, maxBytes + 1 - total));
+			// A byte past the limit is asked for, to see the file grow past it.
+			const chunk = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
 			let filled = 0;
 			for (let read = -1; filled < chunk.length && read !== 0; filled += read) {
-				read = readSync(fd, chunk, filled, chunk.length - filled, null);
+				read = readOrThrow(fd, chunk, filled, spec, path);
 			}
 			total += filled;
 			if (total > maxBytes) throw tooLarge(what, maxBytes);
-			chunks.push(chunk.subarray(0, filled));
-			if (filled < chunk.length) break;
-			size = CHUNK;
+			if (filled > 0) yield filled < chunk.length ? chunk.subarray(0, filled) : chunk;
+			if (filled < chunk.length) return;
 		}
-		return decode(chunks, total, what);
-	} catch (error) {
-		if (isInstance(error, CliError)) throw error;
-		throw cannotRead(error, spec, path);
 	} finally {
 		closeSync(fd);
+	}
+}
+
+function readOrThrow(fd: number, chunk: Buffer, filled: number, spec: string, path: string): number {
+	try {
+		return readSync(fd, chunk, filled, chunk.length - filled, null);
+	} catch (error) {
+		throw cannotRead(error, spec, path);
+	}
+}
+
+/** The text of the regular file at `spec`, at most `maxBytes` of it (see {@link fileChunks}). */
+export function readFileBounded(spec: string, cwd: string, maxBytes: number): string {
+	const chunks: Buffer[] = [];
+	let total = 0;
+	for (const chunk of fileChunks(spec, cwd, maxBytes)) {
+		chunks.push(chunk);
+		total += chunk.length;
+	}
+	return decode(chunks, total, `"${spec}"`);
+}
+
+/** The chunks of a stream (standard input), refused once they pass `maxBytes`. */
+export async function* boundedChunks(
+	stream: AsyncIterable<unknown>,
+	maxBytes: number,
+	what = "stdin",
+): AsyncGenerator<string | Uint8Array> {
+	let total = 0;
+	for await (const chunk of stream) {
+		const piece = typeof chunk === "string" || chunk instanceof Uint8Array ? chunk : String(chunk);
+		total += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
+		// Leaving the loop ends the iteration, which destroys the stream: nothing more is read.
+		if (total > maxBytes) throw tooLarge(what, maxBytes);
+		yield piece;
 	}
 }
 
@@ -108,11 +145,10 @@ export function readFileBounded(spec: string, cwd: string, maxBytes: number): st
 export async function readStreamBounded(stream: AsyncIterable<unknown>, maxBytes: number): Promise<string> {
 	const chunks: Buffer[] = [];
 	let total = 0;
-	for await (const chunk of stream) {
-		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+	for await (const chunk of boundedChunks(stream, maxBytes)) {
+		const buffer =
+			typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
 		total += buffer.length;
-		// Leaving the loop ends the iteration, which destroys the stream: nothing more is read.
-		if (total > maxBytes) throw tooLarge("stdin", maxBytes);
 		chunks.push(buffer);
 	}
 	return decode(chunks, total, "stdin");

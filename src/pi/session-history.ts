@@ -54,6 +54,7 @@ function readEntries(
 			entries,
 			lines: entries.map((_, i) => i + 2),
 			problems: [],
+			problemCounts: [],
 		};
 		const leafId = sessionManager.getLeafId?.();
 		const context = buildSessionContext(session, leafId === undefined ? {} : { leafId });

@@ -3,13 +3,14 @@
  * each `context_edit` did to it.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { InvalidSessionError } from "../errors.js";
+import type { SessionProblem, SessionProblemCount } from "./problems.js";
 
 /**
  * Options of `buildSessionContext` and `readSession`.
  *
- * Contract: a `leafId` that names no entry throws an `InvalidSessionError` whatever `strict` says
- * (pi would silently use the last entry). Problems on the path (a broken link, a message entry
+ * Contract: a `leafId` that names no entry is a problem: the context is then built from the last
+ * entry, as pi builds it (pi's own test "uses last entry when leafId not found"), and the problem
+ * names the id not found and the entry used. Problems on the path (a broken link, a message entry
  * without a message, an invalid timestamp, an entry type the reader does not know, a faulty
  * `context_edit`) are listed, or thrown with `strict: true`.
  *
@@ -82,6 +83,11 @@ export interface SessionContext {
 	leafId: string | null;
 	/** How many entries lie on the path from the root to the leaf. */
 	pathLength: number;
-	/** Problems met on the path (a broken parent link, an entry pi could not convert, an invalid date). */
-	problems: InvalidSessionError[];
+	/**
+	 * Problems met on the path (an unknown leaf, a broken parent link, an entry pi could not convert,
+	 * an invalid date): the first few of each kind, as data.
+	 */
+	problems: SessionProblem[];
+	/** How many problems of each kind there were (`problems` keeps the first few of each). */
+	problemCounts: SessionProblemCount[];
 }

@@ -1,6 +1,6 @@
-import { InvalidSessionError } from "../errors.js";
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
 import { walkToRoot } from "./path.js";
+import { ProblemLog } from "./problems.js";
 import {
 	applyEdit,
 	capped,
@@ -35,23 +35,22 @@ export interface BuildContextOptions extends SessionContextOptions {
  * after it; the latest `context_edit` per target among those entries hides or replaces the target's
  * messages (listed in `contextEdits`). A broken link (a parent missing from the file, or a loop,
  * which would hang pi) ends the path and is listed in `problems`; so is an entry pi would fail on or
- * turn into a `NaN` timestamp, and an entry type this reader does not know.
+ * turn into a `NaN` timestamp, and an entry type this reader does not know. A `leafId` that names no
+ * entry (or is `""`, which pi does not look up) falls back to the last entry, as pi's does, and is
+ * listed; when the file's last line is JSON but no entry (`ParsedSession.nonEntryLastLine`), that
+ * line is pi's leaf and the context is empty, as pi's is.
  *
- * @throws {InvalidSessionError} when `leafId` names no entry (pi would silently use the last one),
- * and in strict mode on the first problem.
+ * @throws {InvalidSessionError} in strict mode on the first problem.
  * @example
  * const { messages, model } = buildSessionContext(parseSession(text), { leafId: "a1b2c3d4" });
  */
 export function buildSessionContext(session: ParsedSession, options: BuildContextOptions = {}): SessionContext {
 	const { strict = false, file } = options;
 	const { entries, lines } = session;
-	const problems: InvalidSessionError[] = [];
+	const log = new ProblemLog(strict, file);
 	const reporter: Reporter = {
-		report(message, at) {
-			const entry = entries[at] as SessionEntry;
-			const problem = new InvalidSessionError(message, { file, line: lines[at], entryId: entry.id });
-			if (strict) throw problem;
-			problems.push(problem);
+		report(kind, at, message) {
+			log.add(kind, { line: lines[at], entryId: (entries[at] as SessionEntry).id }, message);
 		},
 		where: (at) => `entry ${capped((entries[at] as SessionEntry).id)} (line ${lines[at]})`,
 	};
@@ -64,30 +63,22 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 		byId.set(entry.id, i);
 		parents[i] = entry.parentId;
 	}
-	let leaf = entries.length - 1;
-	if (options.leafId === null) leaf = -1;
-	else if (options.leafId !== undefined) {
-		const found = byId.get(options.leafId);
-		if (found === undefined) {
-			const last = entries.at(-1)?.id;
-			throw new InvalidSessionError(
-				`${file === undefined ? "The session" : `"${file}"`} has no entry with id ${capped(options.leafId)}. Pick the "id" of one of its lines${last === undefined ? "" : ` (the last one is ${capped(last)})`}.`,
-				{ file, entryId: options.leafId },
-			);
-		}
-		leaf = found;
-	}
+	const leaf = findLeaf(session, byId, options, log);
 	const result: SessionContext = {
 		messages: [],
 		entryIds: [],
 		contextEdits: [],
 		thinkingLevel: "off",
 		model: null,
-		leafId: leaf === -1 ? null : (entries[leaf] as SessionEntry).id,
+		leafId: leaf < 0 ? null : (entries[leaf] as SessionEntry).id,
 		pathLength: 0,
-		problems,
+		problems: log.problems,
+		problemCounts: [],
 	};
-	if (leaf === -1) return result;
+	if (leaf < 0) {
+		result.problemCounts = log.summary();
+		return result;
+	}
 
 	const path = walkToRoot(parents, byId, leaf, reporter);
 	result.pathLength = path.length;
@@ -103,7 +94,50 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 		else if (!KNOWN_ENTRY_TYPES.has(entry.type)) reportUnknown(entry, path[p] as number, reporter);
 	}
 	project(session, contextEntries(entries, path, compaction), result, reporter);
+	result.problemCounts = log.summary();
 	return result;
+}
+
+/** No entry: `leafId: null`, or pi's leaf is a line that is not an entry (the context is empty). */
+const NONE = -1;
+const NOT_AN_ENTRY = -2;
+
+/**
+ * The entry to build from, as pi's `buildSessionPath` finds it: `leafId`, or the last line pi kept
+ * when `leafId` is undefined, `""` or unknown (the last two reported).
+ */
+function findLeaf(
+	session: ParsedSession,
+	byId: ReadonlyMap<string, number>,
+	options: BuildContextOptions,
+	log: ProblemLog,
+): number {
+	const { leafId, file } = options;
+	if (leafId === null) return NONE;
+	const { entries, lines, nonEntryLastLine } = session;
+	if (leafId !== undefined) {
+		const found = leafId === "" ? undefined : byId.get(leafId);
+		if (found !== undefined) return found;
+		log.add("unknown-leaf", { entryId: leafId }, () => {
+			const where = file === undefined ? "The session" : `"${file}"`;
+			const last = entries.at(-1);
+			const used =
+				nonEntryLastLine !== undefined
+					? `its last line, line ${nonEntryLastLine}, which is not an entry (pi would send an empty context)`
+					: last === undefined
+						? "nothing: it has no entries"
+						: `the last entry, ${capped(last.id)} (line ${lines.at(-1)}), as pi builds it`;
+			return `${where} has no entry with id ${capped(leafId)}; the context was built from ${used}. Pick the "id" of one of its lines with leafId.`;
+		});
+	}
+	if (nonEntryLastLine !== undefined) {
+		log.add("leaf-not-an-entry", { line: nonEntryLastLine }, () => {
+			const where = file === undefined ? "The session" : `"${file}"`;
+			return `${where}: pi would send an empty context: the last line is not an entry (line ${nonEntryLastLine} is JSON but not an object, and pi resumes from it). Remove that line, or pick a leaf with leafId.`;
+		});
+		return NOT_AN_ENTRY;
+	}
+	return entries.length - 1;
 }
 
 /**
@@ -172,10 +206,9 @@ function project(session: ParsedSession, chosen: readonly number[], result: Sess
 }
 
 function reportUnknown(entry: SessionEntry, at: number, reporter: Reporter): void {
-	const type = (entry as { type?: unknown }).type;
-	const what = type === undefined ? "has no type" : `has type ${capped(type)}, which this reader does not know`;
-	reporter.report(
-		`${reporter.where(at)} ${what}; it was read as sending nothing, which may not be what the pi that wrote it sends. Update convert-to-llm, or remove the entry if pi did not write it.`,
-		at,
-	);
+	reporter.report("unknown-type", at, () => {
+		const type = (entry as { type?: unknown }).type;
+		const what = type === undefined ? "has no type" : `has type ${capped(type)}, which this reader does not know`;
+		return `${reporter.where(at)} ${what}; it was read as sending nothing, which may not be what the pi that wrote it sends. Update convert-to-llm, or remove the entry if pi did not write it.`;
+	});
 }

@@ -2,7 +2,19 @@ export { InvalidSessionError, type SessionErrorDetails } from "../errors.js";
 export { type BuildContextOptions, buildSessionContext } from "./context.js";
 export type { ContextEditEffect, SessionContext, SessionContextOptions } from "./context-types.js";
 export { type ParseOptions, parseSession } from "./parse.js";
-export { type ReadSessionOptions, type ReadSessionResult, readSession, readSessionFile } from "./read.js";
+export {
+	MAX_PROBLEMS_PER_KIND,
+	type SessionProblem,
+	type SessionProblemCount,
+	type SessionProblemKind,
+} from "./problems.js";
+export {
+	type ReadSessionOptions,
+	type ReadSessionResult,
+	readSession,
+	readSessionFile,
+	readSessionStream,
+} from "./read.js";
 export {
 	type BranchSummaryEntry,
 	type CompactionEntry,

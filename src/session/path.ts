@@ -24,16 +24,22 @@ export function walkToRoot(
 		if (!parentId) break;
 		const parent = byId.get(parentId);
 		if (parent === undefined) {
+			const at = current;
 			reporter.report(
-				`${reporter.where(current)} has parent ${capped(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
-				current,
+				"broken-link",
+				at,
+				() =>
+					`${reporter.where(at)} has parent ${capped(parentId)}, which is not in the file; the context starts at this entry. ${ELSEWHERE}`,
 			);
 			break;
 		}
 		if (onPath[parent] === 1) {
+			const at = current;
 			reporter.report(
-				`${reporter.where(current)} has parent ${capped(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
-				current,
+				"loop",
+				at,
+				() =>
+					`${reporter.where(at)} has parent ${capped(parentId)}, which is already on the path (a loop); the context starts at this entry (pi would hang on this file). ${ELSEWHERE}`,
 			);
 			break;
 		}

@@ -4,11 +4,15 @@
  */
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../messages.js";
 import { describeValue, isRecord } from "../values.js";
+import type { SessionProblemKind } from "./problems.js";
 import type { ContextEditEntry, HistoryMessage, SessionEntry } from "./types.js";
 
-/** How a rule reports a problem about entry `at`, and names that entry in the message. */
+/**
+ * How a rule reports a problem of `kind` about entry `at` (its message is made only when the problem
+ * is kept), and names that entry in the message.
+ */
 export interface Reporter {
-	report(message: string, at: number): void;
+	report(kind: SessionProblemKind, at: number, message: () => string): void;
 	where(at: number): string;
 }
 
@@ -42,8 +46,10 @@ export function entryMessages(entry: SessionEntry, at: number, reporter: Reporte
 		const message = entry.message as unknown as Loose | null | undefined;
 		if (message === undefined || message === null) {
 			reporter.report(
-				`${reporter.where(at)} is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with leafId.`,
+				"no-message",
 				at,
+				() =>
+					`${reporter.where(at)} is a message entry without a message; it was skipped (pi fails on it). Add its "message" in the file, or pick a leaf before it with leafId.`,
 			);
 			return [];
 		}
@@ -106,8 +112,10 @@ export function applyEdit(
 	if (typeof content !== "string" && !Array.isArray(content)) {
 		// pi throws on a missing replacement and sends `content: undefined` for a bad one: leave the target out.
 		reporter.report(
-			`${reporter.where(editAt)} is a context_edit whose "replacement" is neither null nor { "content": string or array }; its target ${reporter.where(at)} was left out of the context (pi fails on this file). Fix the edit's "replacement".`,
+			"bad-edit",
 			editAt,
+			() =>
+				`${reporter.where(editAt)} is a context_edit whose "replacement" is neither null nor { "content": string or array }; its target ${reporter.where(at)} was left out of the context (pi fails on this file). Fix the edit's "replacement".`,
 		);
 		return messages.length === 0 ? { effect: "none" } : { effect: "hidden" };
 	}
@@ -126,12 +134,12 @@ export function applyEdit(
 	}
 	if (first !== -1) return { effect: "replaced", messages: edited, first };
 	if (messages.length > 0) {
-		const roles = rolesOf(messages).map(capped);
-		const whose = roles.length === 1 ? `message (role ${roles[0]}) has` : `messages (roles ${roles.join(", ")}) have`;
-		reporter.report(
-			`${reporter.where(editAt)} is a context_edit of ${reporter.where(at)}, whose ${whose} no content a context_edit can replace; it is sent unchanged, as pi sends it. Target a user, assistant, toolResult or custom_message entry.`,
-			editAt,
-		);
+		reporter.report("uneditable", editAt, () => {
+			const roles = rolesOf(messages).map(capped);
+			const whose =
+				roles.length === 1 ? `message (role ${roles[0]}) has` : `messages (roles ${roles.join(", ")}) have`;
+			return `${reporter.where(editAt)} is a context_edit of ${reporter.where(at)}, whose ${whose} no content a context_edit can replace; it is sent unchanged, as pi sends it. Target a user, assistant, toolResult or custom_message entry.`;
+		});
 	}
 	return { effect: "none" };
 }
@@ -157,15 +165,19 @@ function epochOf(timestamp: unknown, at: number, reporter: Reporter): number {
 		ms = new Date(timestamp as string).getTime();
 	} catch {
 		reporter.report(
-			`${reporter.where(at)} has a timestamp that is not a date (pi fails on it); its message gets timestamp NaN (null in JSON). Fix the entry's "timestamp" (ISO 8601).`,
+			"bad-timestamp",
 			at,
+			() =>
+				`${reporter.where(at)} has a timestamp that is not a date (pi fails on it); its message gets timestamp NaN (null in JSON). Fix the entry's "timestamp" (ISO 8601).`,
 		);
 		return Number.NaN;
 	}
 	if (Number.isNaN(ms)) {
 		reporter.report(
-			`${reporter.where(at)} has an invalid timestamp; its message gets timestamp NaN (null in JSON), as pi gives it. Fix the entry's "timestamp" (ISO 8601).`,
+			"bad-timestamp",
 			at,
+			() =>
+				`${reporter.where(at)} has an invalid timestamp; its message gets timestamp NaN (null in JSON), as pi gives it. Fix the entry's "timestamp" (ISO 8601).`,
 		);
 	}
 	return ms;

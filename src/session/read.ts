@@ -1,11 +1,13 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
+import { InvalidSessionError } from "../errors.js";
 import { buildSessionContext } from "./context.js";
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
-import { parseSession } from "./parse.js";
+import { SessionLineParser } from "./line-parser.js";
+import { type LineSink, LineSplitter, splitText } from "./lines.js";
 import type { ParsedSession, ParseSessionOptions } from "./types.js";
 
 /**
- * Options of {@link readSession} and {@link readSessionFile}.
+ * Options of {@link readSession}, {@link readSessionFile} and {@link readSessionStream}.
  *
  * Contract: `strict` applies to both steps (a skipped line and a problem on the path both throw);
  * `leafId` is as in {@link SessionContextOptions}; `file` only names the file in messages, nothing is
@@ -22,8 +24,9 @@ export interface ReadSessionOptions extends ParseSessionOptions, SessionContextO
 /**
  * A session read end to end: the parsed file and the context pi would send from the leaf.
  *
- * Contract: `problems` lists the skipped lines first, then the problems met on the path; the other
- * fields are {@link SessionContext}'s, and `session` is the whole file (every branch), parsed.
+ * Contract: `problems` lists the skipped lines first, then the problems met on the path (the first
+ * few of each kind), `problemCounts` the counts of both; the other fields are {@link SessionContext}'s,
+ * and `session` is the whole file (every branch), parsed.
  *
  * @example
  * const { messages, entryIds, problems, session } = readSession(text);
@@ -32,6 +35,9 @@ export interface ReadSessionOptions extends ParseSessionOptions, SessionContextO
 export interface ReadSessionResult extends SessionContext {
 	session: ParsedSession;
 }
+
+/** Bytes read from a file at a time. */
+const CHUNK = 1024 * 1024;
 
 /**
  * Parses the text of a pi session file (any version) and builds the context pi would send.
@@ -46,7 +52,9 @@ export interface ReadSessionResult extends SessionContext {
  * const model = convertToLlm(messages);
  */
 export function readSession(text: string, options: ReadSessionOptions = {}): ReadSessionResult {
-	return read(text, options, options.file);
+	const parser = new SessionLineParser({ strict: options.strict, file: options.file });
+	splitText(text, parser);
+	return contextOf(parser, options, options.file);
 }
 
 /**
@@ -54,19 +62,99 @@ export function readSession(text: string, options: ReadSessionOptions = {}): Rea
  * pi's `SessionManager.open`, it never migrates, rewrites or truncates it.
  *
  * Contract: {@link readSession} of the file's UTF-8 text, with `file` defaulting to `path` so that
- * problems name it.
+ * problems name it; the file is read a megabyte at a time and line by line, as pi 1.x reads it, so
+ * its size is bounded by memory for the parsed entries only, not by Node's longest string (about
+ * 512 MiB): only a single line must fit in one.
  *
- * @throws {InvalidSessionError} see {@link readSession}; a file that cannot be read throws Node's error.
+ * @throws {InvalidSessionError} see {@link readSession}, and for a line longer than Node's longest
+ * string; a file that cannot be read throws Node's error.
  * @example
  * const { messages, problems } = readSessionFile(join(homedir(), ".pi/agent/sessions/…/session.jsonl"));
  */
 export function readSessionFile(path: string, options: ReadSessionOptions = {}): ReadSessionResult {
-	return read(readFileSync(path, "utf8"), options, options.file ?? path);
+	const file = options.file ?? path;
+	const parser = new SessionLineParser({ strict: options.strict, file });
+	const splitter = new LineSplitter(parser);
+	const fd = openSync(path, "r");
+	try {
+		const buffer = Buffer.allocUnsafe(CHUNK);
+		for (;;) {
+			const read = readSync(fd, buffer, 0, CHUNK, null);
+			if (read === 0) break;
+			push(splitter, buffer.subarray(0, read), file);
+		}
+		splitter.end();
+	} finally {
+		closeSync(fd);
+	}
+	return contextOf(parser, options, file);
 }
 
-function read(text: string, options: ReadSessionOptions, file: string | undefined): ReadSessionResult {
-	const session = parseSession(text, { strict: options.strict, file });
+/**
+ * Reads a pi session from any stream of chunks (a file stream, standard input, a fetch body): text
+ * or UTF-8 bytes, split anywhere (a character split between two chunks is decoded whole).
+ *
+ * Contract: {@link readSession} of the concatenated chunks; lines are parsed as they arrive, so the
+ * text is never held whole. The iteration is ended (`return()`) when the reader throws.
+ *
+ * @throws {InvalidSessionError} as {@link readSessionFile}; the stream's own errors reject as they are.
+ * @example
+ * const { messages } = await readSessionStream(createReadStream(path), { file: path });
+ * const fromStdin = await readSessionStream(process.stdin, { file: "stdin" });
+ */
+export async function readSessionStream(
+	chunks: AsyncIterable<string | Uint8Array>,
+	options: ReadSessionOptions = {},
+): Promise<ReadSessionResult> {
+	const parser = new SessionLineParser({ strict: options.strict, file: options.file });
+	const splitter = new LineSplitter(parser);
+	for await (const chunk of chunks) push(splitter, chunk, options.file);
+	splitter.end();
+	return contextOf(parser, options, options.file);
+}
+
+/**
+ * A session read line by line, as the lines come (the CLI's input, whose kind is told by its first
+ * lines): {@link SessionReader.line} each line, then {@link SessionReader.finish}.
+ */
+export class SessionReader implements LineSink {
+	private readonly parser: SessionLineParser;
+
+	constructor(private readonly options: ReadSessionOptions = {}) {
+		this.parser = new SessionLineParser({ strict: options.strict, file: options.file });
+	}
+
+	line(text: string, number: number): void {
+		this.parser.line(text, number);
+	}
+
+	finish(): ReadSessionResult {
+		return contextOf(this.parser, this.options, this.options.file);
+	}
+}
+
+/** One chunk into the splitter, with a line longer than Node's longest string said plainly. */
+export function push(splitter: LineSplitter, chunk: string | Uint8Array, file: string | undefined): void {
+	try {
+		splitter.push(chunk);
+	} catch (error) {
+		if (!(error instanceof RangeError)) throw error;
+		throw new InvalidSessionError(
+			`${file === undefined ? "The session" : `"${file}"`}, line ${splitter.lineNumber} is longer than Node can hold as one string (about 512 MiB of text); pi cannot read it either. Remove that line.`,
+			{ file, line: splitter.lineNumber },
+		);
+	}
+}
+
+function contextOf(
+	parser: SessionLineParser,
+	options: ReadSessionOptions,
+	file: string | undefined,
+): ReadSessionResult {
+	const session = parser.finish();
 	const context = buildSessionContext(session, { leafId: options.leafId, strict: options.strict, file });
 	const problems = session.problems.length === 0 ? context.problems : [...session.problems, ...context.problems];
-	return { ...context, problems, session };
+	const problemCounts =
+		session.problemCounts.length === 0 ? context.problemCounts : [...session.problemCounts, ...context.problemCounts];
+	return { ...context, problems, problemCounts, session };
 }

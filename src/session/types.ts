@@ -14,8 +14,8 @@ import type {
 	Usage,
 	UserMessage,
 } from "@mariozechner/pi-ai";
-import type { InvalidSessionError } from "../errors.js";
 import type { CustomMessage } from "../messages.js";
+import type { SessionProblem, SessionProblemCount } from "./problems.js";
 
 /**
  * A message of the history the reader builds: pi-agent-core's `AgentMessage`. The reader's internal
@@ -334,8 +334,12 @@ export type SessionEntry =
  *
  * Contract: `entries[i]` was read from line `lines[i]` (1-based) of the text; entries of a version 1
  * or 2 file are migrated copies (ids and parents added, `firstKeptEntryIndex` turned into
- * `firstKeptEntryId`, role `hookMessage` renamed `custom`); the text itself is never changed.
- * `problems` lists the lines that were skipped, each with its line number.
+ * `firstKeptEntryId`, role `hookMessage` renamed `custom`); the text itself is never changed. Only
+ * JSON objects are entries: a truthy line that is not one (`1`, `"x"`, `true`, `[]`), which pi keeps
+ * as an entry that sends nothing and links to nothing, is left out and reported, and when it is the
+ * last such line of the file `nonEntryLastLine` says where (pi's leaf is then no entry: it sends an
+ * empty context). `problems` lists the first few lines of each kind that were skipped or left out,
+ * `problemCounts` how many there were of each kind.
  *
  * @example
  * const session = parseSession(readFileSync(file, "utf8"));
@@ -350,8 +354,15 @@ export interface ParsedSession {
 	entries: SessionEntry[];
 	/** The 1-based line number of each entry. */
 	lines: number[];
-	/** Lines that were skipped (not JSON, not an object), as pi skips them. */
-	problems: InvalidSessionError[];
+	/**
+	 * The line of the file's last value pi keeps, when it is JSON but not an object (version 2 and 3
+	 * files): pi's default leaf, from which pi sends an empty context.
+	 */
+	nonEntryLastLine?: number;
+	/** Lines that were skipped or left out (not JSON, `null`, not an object), as pi skips them: the first few of each kind. */
+	problems: SessionProblem[];
+	/** How many problems of each kind there were (`problems` keeps the first few of each). */
+	problemCounts: SessionProblemCount[];
 }
 
 /**

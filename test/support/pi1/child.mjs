@@ -10,6 +10,7 @@
  * - `convert.*` (convert.mjs): pi's `convertToLlm` and the real `convertToLlmWithBlockImages`.
  * - `agent.*` (agent.mjs): the real `Agent` on the faux provider, with our built registry.
  * - `session.*` (session.mjs): sessions written and read by pi's `SessionManager`.
+ * - `oddSession.*` (odd-session.mjs): hand-written and generated odd files opened by pi's `SessionManager`.
  */
 import { pack, unpack } from "./codec.mjs";
 
@@ -17,6 +18,7 @@ const modules = {
 	convert: () => import("./convert.mjs"),
 	agent: () => import("./agent.mjs"),
 	session: () => import("./session.mjs"),
+	oddSession: () => import("./odd-session.mjs"),
 };
 
 const loaded = new Map();

@@ -1,0 +1,135 @@
+/**
+ * `npm run bench` (second part): the session reader and the CLI at pi's scale, against pi's own path.
+ *
+ * On a realistic session of 100,000 entries (about 52 MB of JSONL: user prompts, tool calls, tool
+ * results, assistant text, from test/fixtures/sessions/large-session.ts) and one 4× as large, each
+ * pair is two whole processes: `convert-to-llm --json <file>` (the built CLI, on this Node) and pi's
+ * `SessionManager.open` + `buildSessionContext` + `convertToLlm` + `JSON.stringify` (bench/
+ * pi-session-path.mjs) on the Node that pi line needs (pi 1.6.0: Node >= 22.19 from
+ * scripts/pi-node.mjs; pi 0.73.1: this Node). Pairs alternate (A B, then B A), the figure is the
+ * median over pairs of (ours / pi's) wall time and peak memory (maxRSS, read in each process at exit
+ * by bench/max-rss.mjs). Linearity: our median time on the large file over that on the small one.
+ *
+ * Targets (printed beside each figure): time ≤ 0.45× pi's, peak memory ≤ 1.0× pi's, ×4 input within
+ * ×4.5 time. The machine must be quiet for the figures to mean anything.
+ *
+ * Usage: npm run bench                          (builds, then both benches)
+ *        node --import tsx bench/session.bench.mjs   (this one; BENCH_SESSION_PAIRS, default 5)
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolvePiNode } from "../scripts/pi-node.mjs";
+import { writeLargeSession } from "../test/fixtures/sessions/large-session.ts";
+
+const PAIRS = Number(process.env.BENCH_SESSION_PAIRS ?? 5);
+const SMALL = Number(process.env.BENCH_SESSION_ENTRIES ?? 100_000);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(ROOT, "dist/cli.js");
+const PI_PATH = join(ROOT, "bench/pi-session-path.mjs");
+const MAX_RSS = join(ROOT, "bench/max-rss.mjs");
+
+/** One whole process: its wall time (ms) and peak memory (MiB); output to /dev/null. */
+function run(node, args) {
+	const sink = openSync("/dev/null", "w");
+	try {
+		const start = performance.now();
+		const child = spawnSync(node, ["--import", MAX_RSS, ...args], {
+			cwd: ROOT,
+			stdio: ["ignore", sink, "pipe"],
+			encoding: "utf8",
+			maxBuffer: 64 * 1024 * 1024,
+		});
+		const ms = performance.now() - start;
+		const match = /@@max-rss (\d+)\s*$/.exec(child.stderr ?? "");
+		if (child.status !== 0 || !match) {
+			throw new Error(`${node} ${args.join(" ")} failed (status ${child.status}): ${child.stderr?.slice(0, 2000)}`);
+		}
+		return { ms, mib: Number(match[1]) / 1024 };
+	} finally {
+		closeSync(sink);
+	}
+}
+
+const median = (values) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length >> 1;
+	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** PAIRS alternating pairs of ours and pi's on `file`: the medians of the ratios and of each side. */
+function compare(file, piNode, scope) {
+	const ours = [];
+	const theirs = [];
+	const ratios = { time: [], memory: [] };
+	const one = () => run(process.execPath, [CLI, "--json", file]);
+	const pi = () => run(piNode, [PI_PATH, scope, file]);
+	one();
+	pi();
+	for (let i = 0; i < PAIRS; i++) {
+		let a;
+		let b;
+		if (i % 2 === 0) {
+			a = one();
+			b = pi();
+		} else {
+			b = pi();
+			a = one();
+		}
+		ours.push(a);
+		theirs.push(b);
+		ratios.time.push(a.ms / b.ms);
+		ratios.memory.push(a.mib / b.mib);
+	}
+	return {
+		time: median(ratios.time),
+		memory: median(ratios.memory),
+		oursMs: median(ours.map((r) => r.ms)),
+		piMs: median(theirs.map((r) => r.ms)),
+		oursMib: median(ours.map((r) => r.mib)),
+		piMib: median(theirs.map((r) => r.mib)),
+	};
+}
+
+const mark = (value, limit) => (value <= limit ? "ok" : "OVER");
+const fixed = (value, digits = 2) => value.toFixed(digits);
+
+const dir = mkdtempSync(join(tmpdir(), "ctl-session-bench-"));
+try {
+	// The generator's own shape (the compaction at 30%: most of the file is sent) and one whose latest
+	// compaction is at 90%, as a long session's is: pi 1.6.0's buildContextEntries spreads the entries
+	// after the compaction into push(), which overflows the stack past about 120,000 of them.
+	const files = {
+		wide: { path: join(dir, "wide.jsonl"), entries: SMALL, compactAt: 0.3 },
+		small: { path: join(dir, "small.jsonl"), entries: SMALL, compactAt: 0.9 },
+		large: { path: join(dir, "large.jsonl"), entries: SMALL * 4, compactAt: 0.9 },
+	};
+	for (const file of Object.values(files)) {
+		file.bytes = writeLargeSession(file.path, file.entries, 1, file.compactAt).bytes;
+	}
+	const pi1Node = resolvePiNode();
+	const version = (node) => spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+	console.log(
+		`session bench: ${PAIRS} alternating pairs per figure; ours on Node ${process.version}, pi 1.6.0 on Node ${version(pi1Node)}, pi 0.73.1 on Node ${process.version}`,
+	);
+	const rows = [
+		["pi 1.6.0", files.wide, pi1Node, "@earendil-works"],
+		["pi 0.73.1", files.wide, process.execPath, "@mariozechner"],
+		["pi 1.6.0", files.small, pi1Node, "@earendil-works"],
+		["pi 1.6.0", files.large, pi1Node, "@earendil-works"],
+	];
+	const ours = new Map();
+	for (const [line, file, node, scope] of rows) {
+		const figure = compare(file.path, node, scope);
+		ours.set(file, figure.oursMs);
+		console.log(
+			`  ${(file.entries / 1000).toLocaleString("en-US")}k entries (${fixed(file.bytes / 1e6, 0)} MB, compaction at ${file.compactAt * 100}%) vs ${line}: time ${fixed(figure.time)}× (${mark(figure.time, 0.45)} ≤ 0.45; ours ${fixed(figure.oursMs / 1000)} s, pi ${fixed(figure.piMs / 1000)} s), peak memory ${fixed(figure.memory)}× (${mark(figure.memory, 1)} ≤ 1.0; ours ${fixed(figure.oursMib, 0)} MiB, pi ${fixed(figure.piMib, 0)} MiB)`,
+		);
+	}
+	const growth = ours.get(files.large) / ours.get(files.small);
+	console.log(`  ours, ×4 input (compaction at 90%): ×${fixed(growth)} time (${mark(growth, 4.5)} ≤ 4.5)`);
+} finally {
+	rmSync(dir, { recursive: true, force: true });
+}
