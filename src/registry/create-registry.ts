@@ -12,6 +12,8 @@ import {
 	badCustomType,
 	badExclude,
 	badRegister,
+	badTimeout,
+	MAX_TIMEOUT_MS,
 	namelessConverter,
 	namelessPlugin,
 	nameTaken,
@@ -40,8 +42,7 @@ interface InternalOptions extends RegistryOptions {
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
 	const strict = options.strict === true;
-	const timeout = options.asyncTimeoutMs;
-	const asyncTimeoutMs = typeof timeout === "number" && timeout >= 0 && timeout < Infinity ? timeout : undefined;
+	const asyncTimeoutMs = timeoutOf(options.asyncTimeoutMs);
 	let tracking = false;
 	const store = new ConverterStore();
 	const hooks = createHooks((error) => {
@@ -150,6 +151,17 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		},
 	};
 	return registry;
+}
+
+/**
+ * The time limit of async taps, or `undefined` for none: `Infinity` and anything past what
+ * `setTimeout` keeps (2³¹−1 ms, about 24.8 days; a longer delay would fire after 1 ms) mean no bound.
+ * Throws `InvalidPluginError` for a negative number, `NaN` or a value that is not a number.
+ */
+function timeoutOf(value: unknown): number | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== "number" || Number.isNaN(value) || value < 0) throw badTimeout(value);
+	return value > MAX_TIMEOUT_MS ? undefined : value;
 }
 
 /** Applies `plugin` unless it is already used; another plugin object with a used name throws. */

@@ -68,7 +68,10 @@ export interface RegistryOptions {
 	 * A time limit, in milliseconds, for each `afterConvertAsync` tap. A tap that has not settled in
 	 * time fails closed, since it may be the one that redacts: a lenient `convertAsync` reports an
 	 * `AsyncHookTimeoutError` and resolves with `[]` (nothing unfiltered reaches the model), a strict
-	 * one rejects with it; later taps do not run. Default: no limit.
+	 * one rejects with it; later taps do not run. Default: no limit. `Infinity`, or any value above
+	 * 2³¹−1 ms (about 24.8 days, the longest delay `setTimeout` keeps), means no limit too;
+	 * `createRegistry` throws `InvalidPluginError` for a negative value, `NaN` or a value that is not a
+	 * number.
 	 */
 	asyncTimeoutMs?: number;
 }
