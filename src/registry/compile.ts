@@ -78,7 +78,7 @@ return function convertMessages(input, run) {
 		) as ConvertLoop;
 	} catch {
 		// `new Function` refused (a Content-Security-Policy without unsafe-eval): the same loop, interpreted.
-		return interpret(table);
+		return interpret(table, inlineIdentity);
 	}
 }
 

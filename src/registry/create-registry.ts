@@ -5,6 +5,7 @@ import { isInstance } from "../values.js";
 import type { ConverterFn } from "./dispatch.js";
 import { Trace } from "./explain.js";
 import { createHooks } from "./hooks.js";
+import { codeGenerationRefused } from "./interpreted-hooks.js";
 import { convertAsync, convertSync, failsafe, type Pipeline } from "./pipeline.js";
 import {
 	applyThrew,
@@ -23,9 +24,13 @@ import {
 import { ConverterStore } from "./store.js";
 import type { Conversion, Explanation, Plugin, Registry, RegistryOptions } from "./types.js";
 
-/** Internal options: `interpreted` runs the non-generated loop (what a CSP host gets), for tests. */
+/**
+ * Internal options, for tests: `interpreted` generates no code (the loop and the hooks' calls), as on
+ * a host that refuses code generation; `onCompile` is called for every converter loop compiled.
+ */
 interface InternalOptions extends RegistryOptions {
 	readonly interpreted?: boolean;
+	readonly onCompile?: () => void;
 }
 
 /**
@@ -44,19 +49,19 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 	const strict = options.strict === true;
 	const asyncTimeoutMs = timeoutOf(options.asyncTimeoutMs);
 	let tracking = false;
-	const store = new ConverterStore();
-	const hooks = createHooks((error) => {
-		if (strict) throw error;
-		if (hooks.error.isUsed()) hooks.error.call(error);
-	}, asyncTimeoutMs);
-	const pipeline: Pipeline = {
-		hooks,
-		store,
-		strict,
-		isolate: options.isolate === true,
-		trackSources: () => tracking,
-		interpreted: (options as InternalOptions).interpreted === true,
-	};
+	const internal = options as InternalOptions;
+	// Asked once per registry: a host that refuses `new Function` (CSP) gets no generated code at all.
+	const interpreted = internal.interpreted === true || codeGenerationRefused();
+	const store = new ConverterStore({ generate: !interpreted, onCompile: internal.onCompile });
+	const hooks = createHooks(
+		(error) => {
+			if (strict) throw error;
+			if (hooks.error.isUsed()) hooks.error.call(error);
+		},
+		asyncTimeoutMs,
+		interpreted,
+	);
+	const pipeline: Pipeline = { hooks, store, strict, isolate: options.isolate === true, trackSources: () => tracking };
 	const asyncTapNames = () => hooks.afterConvertAsync.taps.map((tap) => tap.name);
 	const plugins = new Map<string, Plugin>();
 

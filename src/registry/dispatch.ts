@@ -185,8 +185,12 @@ export function step(entry: RoleEntry, message: AgentMessage, index: number, run
 
 const NONE: readonly string[] = Object.freeze([]);
 
-/** The loop, interpreted: a `Map` look-up per message. The fallback where code generation is refused (CSP). */
-export function interpret(table: RoleTable): ConvertLoop {
+/**
+ * The loop, interpreted: a `Map` look-up per message. What a host that refuses code generation
+ * (CSP) runs, and what runs while a registry's converters change between conversions.
+ * `inlineIdentity`: as in the compiled loop, a pass-through role's message is pushed as is.
+ */
+export function interpret(table: RoleTable, inlineIdentity: boolean): ConvertLoop {
 	return (input, run) => {
 		const out: Message[] = [];
 		const length = input.length;
@@ -200,6 +204,7 @@ export function interpret(table: RoleTable): ConvertLoop {
 				}
 				const entry = table.get(role);
 				if (entry === undefined) run.unhandled(i, role, customTypeOf(message), NONE);
+				else if (inlineIdentity && entry.identity && entry.excludedBy === undefined) out.push(message as Message);
 				else step(entry, message as AgentMessage, i, run, out);
 			} catch (cause) {
 				run.failed(i, message, cause);

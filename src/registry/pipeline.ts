@@ -24,8 +24,6 @@ export interface Pipeline {
 	readonly strict: boolean;
 	readonly isolate: boolean;
 	readonly trackSources: () => boolean;
-	/** Run the interpreted loop, never a generated one (what a CSP host gets; for tests). */
-	readonly interpreted?: boolean;
 }
 
 interface Converted {
@@ -71,7 +69,7 @@ export function convertSync(
 		input = hooks.beforeConvert.call(messages, before.hookContext()) ?? input;
 	}
 	const run = newRun(pipeline, input, collect);
-	const loop = pipeline.interpreted ? store.interpreted() : store.loop(run.tracking || run.isolate);
+	const loop = store.loop(run.tracking || run.isolate);
 	let output = loop(input, run);
 	if (run.isolate) run.converted(output);
 	if (hooks.afterConvert.isUsed())
