@@ -30,7 +30,7 @@ import type { Conversion, Explanation, Plugin, Registry, RegistryOptions } from 
  */
 interface InternalOptions extends RegistryOptions {
 	readonly interpreted?: boolean;
-	readonly onCompile?: () => void;
+	readonly onCompile?: (source: string | undefined) => void;
 }
 
 /**
@@ -62,7 +62,6 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		interpreted,
 	);
 	const pipeline: Pipeline = { hooks, store, strict, isolate: options.isolate === true, trackSources: () => tracking };
-	const asyncTapNames = () => hooks.afterConvertAsync.taps.map((tap) => tap.name);
 	const plugins = new Map<string, Plugin>();
 
 	const registry: Registry = {
@@ -100,6 +99,18 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			return registry;
 		},
 		roles: () => store.roles(),
+		...conversions(pipeline),
+	};
+	return registry;
+}
+
+/** The six ways to convert, as arrow properties (pi-agent-core calls `convertToLlm` with another `this`). */
+function conversions(
+	pipeline: Pipeline,
+): Pick<Registry, "convert" | "convertAsync" | "run" | "runAsync" | "explain" | "explainAsync"> {
+	const { hooks } = pipeline;
+	const asyncTapNames = () => hooks.afterConvertAsync.taps.map((tap) => tap.name);
+	return {
 		convert: (messages: readonly AgentMessage[]): Message[] => {
 			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "convert", "convertAsync");
 			try {
@@ -138,7 +149,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			const trace = new Trace();
 			try {
 				const { output, run } = convertSync(pipeline, messages, "explain", { observer: trace });
-				return trace.finish(output, run.input);
+				return trace.finish(output, run.input.entries);
 			} catch (cause) {
 				failsafe(pipeline, "explain", cause, { observer: trace });
 				return trace.unexplained();
@@ -148,14 +159,13 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			const trace = new Trace();
 			try {
 				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", { observer: trace });
-				return trace.finish(output, run.input);
+				return trace.finish(output, run.input.entries);
 			} catch (cause) {
 				failsafe(pipeline, "explainAsync", cause, { observer: trace });
 				return trace.unexplained();
 			}
 		},
 	};
-	return registry;
 }
 
 /**

@@ -9,8 +9,8 @@ import type { Message } from "@mariozechner/pi-ai";
 import { isModelRole } from "../messages.js";
 import { describeValue, errorText, isRecord } from "../values.js";
 import type { ConvertContext, ConverterResult } from "./converter-types.js";
+import type { LoopPort } from "./port.js";
 import { asOurs, converterFailed } from "./registry-errors.js";
-import type { Run } from "./run.js";
 
 /** A converter as the store keeps it. */
 export type ConverterFn = (message: AgentMessage, ctx: ConvertContext) => ConverterResult;
@@ -38,11 +38,14 @@ export interface RoleEntry {
 /** Role → its entry, in registration order. */
 export type RoleTable = ReadonlyMap<string, RoleEntry>;
 
-/** The loop over a history: converts `input` and returns the output (problems go to `run`). */
-export type ConvertLoop = (input: readonly unknown[], run: Run) => Message[];
+/** The loop over a history: converts `input` and returns the output (problems go through `port`). */
+export type ConvertLoop = (input: readonly unknown[], port: LoopPort) => Message[];
 
 /** What {@link dispatch} returns when converters failed and none took the message: it is dropped, already reported. */
 export const FAILED: unique symbol = Symbol("convert-to-llm:failed");
+
+/** What {@link dispatch} returns when a converter decided: its result is taken. */
+const TAKEN: unique symbol = Symbol("convert-to-llm:taken");
 
 /**
  * The converter that returns the message itself: pi sends `user`, `assistant`, `toolResult` (and pi
@@ -81,10 +84,17 @@ function badResult(result: unknown): string | undefined {
 }
 
 /** A converter of `list` threw: reported (once per message); the next converter is its fallback. */
-export function threw(list: ConverterList, k: number, message: AgentMessage, index: number, run: Run, cause: unknown) {
+export function threw(
+	list: ConverterList,
+	k: number,
+	message: AgentMessage,
+	index: number,
+	port: LoopPort,
+	cause: unknown,
+) {
 	const plugin = list.names[k] as string;
-	if (run.listening)
-		run.reportAt(
+	if (port.listening)
+		port.reportAt(
 			index,
 			asOurs(cause, (c) => failure(plugin, message, index, `it threw: ${errorText(c)}`, c)),
 		);
@@ -100,7 +110,7 @@ export function judge(
 	k: number,
 	message: AgentMessage,
 	index: number,
-	run: Run,
+	port: LoopPort,
 	result: ConverterResult,
 ): ConverterResult | typeof FAILED {
 	if (result === undefined) return undefined;
@@ -109,30 +119,38 @@ export function judge(
 		const problem = badResult(result);
 		if (problem !== undefined) {
 			const text = `${problem}, not a pi-ai Message (system, user, assistant or toolResult)`;
-			if (run.listening) run.reportAt(index, failure(list.names[k] as string, message, index, text));
+			if (port.listening) port.reportAt(index, failure(list.names[k] as string, message, index, text));
 			return FAILED;
 		}
 	}
-	run.decidedBy = list.names[k] as string;
 	return result;
 }
 
-/** Asks each converter of `list` in turn; a failing one is reported (once per message) and skipped. */
-function ask(list: ConverterList, message: AgentMessage, index: number, run: Run): ConverterResult | typeof FAILED {
+/** What asking converters came to: one decided (its result taken), they failed, or none took the message. */
+type Asked = typeof TAKEN | typeof FAILED | undefined;
+
+/**
+ * Asks each converter of `list` in turn, and appends the first result that is not `undefined`; a
+ * failing converter is reported (once per message) and skipped.
+ */
+function ask(list: ConverterList, message: AgentMessage, index: number, port: LoopPort, out: Message[]): Asked {
 	const fns = list.fns;
 	let failed = false;
 	for (let k = 0; k < fns.length; k++) {
 		let returned: ConverterResult;
-		run.index = index;
+		port.at(index);
 		try {
-			returned = (fns[k] as ConverterFn)(message, run.view);
+			returned = (fns[k] as ConverterFn)(message, port.view);
 		} catch (cause) {
-			failed = threw(list, k, message, index, run, cause) === FAILED;
+			failed = threw(list, k, message, index, port, cause) === FAILED;
 			continue;
 		}
-		const result = judge(list, k, message, index, run, returned);
+		const result = judge(list, k, message, index, port, returned);
 		if (result === FAILED) failed = true;
-		else if (result !== undefined) return result;
+		else if (result !== undefined) {
+			port.take(result, index, list.names[k] as string, out);
+			return TAKEN;
+		}
 	}
 	return failed ? FAILED : undefined;
 }
@@ -142,19 +160,19 @@ function failure(plugin: string, message: AgentMessage, index: number, text: str
 }
 
 /** Dispatches one message: its `customType` converters first (for `custom`), then its role's. */
-export function dispatch(entry: RoleEntry, message: AgentMessage, index: number, run: Run) {
+function dispatch(entry: RoleEntry, message: AgentMessage, index: number, port: LoopPort, out: Message[]): Asked {
 	let failed = false;
 	if (entry.byCustomType !== undefined) {
 		const customType = (message as { customType?: unknown }).customType;
 		const typed = typeof customType === "string" ? entry.byCustomType.get(customType) : undefined;
 		if (typed !== undefined) {
-			const result = ask(typed, message, index, run);
-			if (result === FAILED) failed = true;
-			else if (result !== undefined) return result;
+			const asked = ask(typed, message, index, port, out);
+			if (asked === FAILED) failed = true;
+			else if (asked !== undefined) return asked;
 		}
 	}
-	const result = ask(entry.list, message, index, run);
-	return result === undefined && failed ? FAILED : result;
+	const asked = ask(entry.list, message, index, port, out);
+	return asked === undefined && failed ? FAILED : asked;
 }
 
 /** The names asked for `message`, in order: for the "every converter returned undefined" report. */
@@ -165,25 +183,21 @@ function namesAsked(entry: RoleEntry, message: AgentMessage): string[] {
 }
 
 /** One message of a known role: exclusion, dispatch, and what its result appends to `out`. */
-export function step(entry: RoleEntry, message: AgentMessage, index: number, run: Run, out: Message[]): void {
+export function step(entry: RoleEntry, message: AgentMessage, index: number, port: LoopPort, out: Message[]): void {
 	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) {
-		run.excluded(index, entry.excludedBy);
+		port.excluded(index, entry.excludedBy);
 		return;
 	}
-	let result: ConverterResult | typeof FAILED;
 	if (entry.identity) {
-		result = message as Message;
-		run.decidedBy = entry.list.names[0] as string;
-	} else result = dispatch(entry, message, index, run);
-	if (result === FAILED) return;
-	if (result === undefined) {
-		run.unhandled(index, entry.role, customTypeOf(message), namesAsked(entry, message));
+		port.take(message as Message, index, entry.list.names[0] as string, out);
 		return;
 	}
-	run.take(result, index, out);
+	const asked = dispatch(entry, message, index, port, out);
+	if (asked === undefined) port.unhandled(index, entry.role, customTypeOf(message), namesAsked(entry, message));
 }
 
-const NONE: readonly string[] = Object.freeze([]);
+/** No converter names: for a role nobody registered. */
+export const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The loop, interpreted: a `Map` look-up per message. What a host that refuses code generation
@@ -191,7 +205,7 @@ const NONE: readonly string[] = Object.freeze([]);
  * `inlineIdentity`: as in the compiled loop, a pass-through role's message is pushed as is.
  */
 export function interpret(table: RoleTable, inlineIdentity: boolean): ConvertLoop {
-	return (input, run) => {
+	return (input, port) => {
 		const out: Message[] = [];
 		const length = input.length;
 		for (let i = 0; i < length; i++) {
@@ -199,15 +213,15 @@ export function interpret(table: RoleTable, inlineIdentity: boolean): ConvertLoo
 			try {
 				const role = message === null || typeof message !== "object" ? undefined : (message as AgentMessage).role;
 				if (typeof role !== "string") {
-					i = run.invalid(input, i, message);
+					i = port.invalid(input, i, message);
 					continue;
 				}
 				const entry = table.get(role);
-				if (entry === undefined) run.unhandled(i, role, customTypeOf(message), NONE);
+				if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
 				else if (inlineIdentity && entry.identity && entry.excludedBy === undefined) out.push(message as Message);
-				else step(entry, message as AgentMessage, i, run, out);
+				else step(entry, message as AgentMessage, i, port, out);
 			} catch (cause) {
-				run.failed(i, message, cause);
+				port.failed(i, message, cause);
 			}
 		}
 		return out;

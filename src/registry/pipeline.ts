@@ -60,7 +60,7 @@ export function convertSync(
 	const { hooks, store } = pipeline;
 	if (!Array.isArray(messages)) {
 		const run = newRun(pipeline, [], collect);
-		run.report(notAnArray(method, messages));
+		run.reports.report(notAnArray(method, messages));
 		return { output: [], run };
 	}
 	let input: readonly unknown[] = messages;
@@ -69,12 +69,13 @@ export function convertSync(
 		input = hooks.beforeConvert.call(messages, before.hookContext()) ?? input;
 	}
 	const run = newRun(pipeline, input, collect);
-	const loop = store.loop(run.tracking || run.isolate);
-	let output = loop(input, run);
-	if (run.isolate) run.converted(output);
+	const { isolate, tracking } = run.output;
+	const loop = store.loop(tracking || isolate);
+	let output = loop(input, run.port);
+	if (isolate) run.output.converted(output);
 	if (hooks.afterConvert.isUsed())
 		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
-	else if (run.isolate) output = checkOutput(output, run, "afterConvert");
+	else if (isolate) output = checkOutput(output, run, "afterConvert");
 	return { output, run };
 }
 
@@ -114,8 +115,8 @@ export function failsafe(pipeline: Pipeline, what: string, cause: unknown, colle
  */
 function checkOutput(given: Message[], run: Run, hook: string): Message[] {
 	// Under isolate, what the taps put there is copied first: the check then reads data, not getters.
-	const output = run.isolate ? run.adoptAll(given) : given;
-	if (output.length !== given.length) run.observer?.tapped(hook, OUTPUT_CHECK, given, output);
+	const output = run.output.isolate ? run.output.adoptAll(given) : given;
+	if (output.length !== given.length) run.reports.observer?.tapped(hook, OUTPUT_CHECK, given, output);
 	const length = output.length;
 	let first = 0;
 	try {
@@ -136,6 +137,7 @@ function checkOutput(given: Message[], run: Run, hook: string): Message[] {
 
 /** The careful pass, from the first entry that is not obviously a pi-ai message. */
 function recheck(output: Message[], from: number, run: Run, hook: string): Message[] {
+	const { reports } = run;
 	let kept: Message[] | undefined;
 	const keys = {};
 	const length = output.length;
@@ -147,13 +149,13 @@ function recheck(output: Message[], from: number, run: Run, hook: string): Messa
 		}
 		kept ??= output.slice(0, i);
 		if (item === undefined && isHole(output, i)) {
-			if (run.listening) run.report(outputRejected(i, undefined));
+			if (reports.listening) reports.report(outputRejected(i, undefined));
 			i = nextPresent(output, i, keys) - 1;
 			continue;
 		}
-		if (run.listening) run.report(outputRejected(i, item));
+		if (reports.listening) reports.report(outputRejected(i, item));
 	}
 	if (kept === undefined) return output;
-	run.observer?.tapped(hook, OUTPUT_CHECK, output, kept);
+	reports.observer?.tapped(hook, OUTPUT_CHECK, output, kept);
 	return kept;
 }

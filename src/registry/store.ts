@@ -37,8 +37,8 @@ const NO_CONVERTERS: ConverterList = Object.freeze({ names: [], fns: [], modelRo
 /** How a store builds its loops: generated code, or never (a host that refuses code generation). */
 export interface LoopOptions {
 	readonly generate: boolean;
-	/** Called on every loop compiled (tests count them). */
-	readonly onCompile?: (() => void) | undefined;
+	/** Called with the source of every loop compiled (tests count them and read the source). */
+	readonly onCompile?: ((source: string | undefined) => void) | undefined;
 }
 
 export class ConverterStore {
@@ -122,8 +122,8 @@ export class ConverterStore {
 		const compiled = traced ? this.loops.traced : this.loops.identity;
 		if (compiled !== undefined) return compiled;
 		if (!this.options.generate || (this.patient && this.uses < 2)) return interpret(table, !traced);
-		this.options.onCompile?.();
-		const loop = compileLoop(table, !traced);
+		const { loop, source } = compileLoop(table, !traced);
+		this.options.onCompile?.(source);
 		if (traced) this.loops.traced = loop;
 		else this.loops.identity = loop;
 		return loop;
