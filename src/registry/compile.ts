@@ -10,7 +10,7 @@
  * fails the type check. A host that refuses code generation runs `interpret` instead (identical
  * results, property-tested, and run by `npm test` under `--disallow-code-generation-from-strings`).
  */
-import type { ConvertLoop, RoleEntry, RoleTable } from "./dispatch.js";
+import type { ConvertLoop, LoopKind, RoleEntry, RoleTable } from "./dispatch.js";
 import { customTypeOf, FAILED, interpret, judge, NONE, step, threw } from "./dispatch.js";
 import { type NamesOf, PORT } from "./port.js";
 
@@ -53,10 +53,10 @@ export interface Compiled {
 }
 
 /**
- * The loop for `table`. `inlineIdentity`: pass-through roles push the message itself, with no call
- * (off when outputs are copied or traced, which `step` does).
+ * The loop of `kind` for `table`: pass-through roles append the message itself, with no call
+ * (`plain`; through `port.keep` when `fused`), or, `traced`, every message goes through `step`.
  */
-export function compileLoop(table: RoleTable, inlineIdentity: boolean): Compiled {
+export function compileLoop(table: RoleTable, kind: LoopKind): Compiled {
 	const switched: RoleEntry[] = [];
 	const rest = new Map<string, RoleEntry>();
 	for (const [role, entry] of table) {
@@ -64,19 +64,22 @@ export function compileLoop(table: RoleTable, inlineIdentity: boolean): Compiled
 		else rest.set(role, entry);
 	}
 	const scope: LoopScope = { entries: switched, rest, step, judge, threw, FAILED, customTypeOf, NONE };
-	const source = loopSource(switched, inlineIdentity);
+	const source = loopSource(switched, kind);
 	try {
 		const names = Object.keys(scope);
 		const values = names.map((name) => scope[name as keyof LoopScope]);
 		return { loop: new Function(...names, source)(...values) as ConvertLoop, source };
 	} catch {
 		// `new Function` refused after all: the same loop, interpreted.
-		return { loop: interpret(table, inlineIdentity), source: undefined };
+		return { loop: interpret(table, kind), source: undefined };
 	}
 }
 
 /** The source of the loop over `switched` (and `rest`). */
-function loopSource(switched: readonly RoleEntry[], inlineIdentity: boolean): string {
+function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
+	const inlineIdentity = kind !== "traced";
+	// Appending a model message that needs no check: through the port when a sanitizer is fused.
+	const append = (value: string) => (kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : `out.push(${value});`);
 	const stepCall = (k: number) => `${S.step}(${S.entries}[${k}], message, i, ${P}, out); continue;`;
 	const identities: string[] = [];
 	const cases: string[] = [];
@@ -85,10 +88,10 @@ function loopSource(switched: readonly RoleEntry[], inlineIdentity: boolean): st
 		if (!inlineIdentity) cases.push(`${label} ${stepCall(k)}`);
 		else if (entry.identity && entry.excludedBy === undefined) identities.push(label);
 		else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-			cases.push(`${label} {${single(entry, k)}}`);
+			cases.push(`${label} {${single(entry, k, append)}}`);
 		else cases.push(`${label} ${stepCall(k)}`);
 	});
-	const identity = identities.length === 0 ? "" : `${identities.join(" ")} out.push(message); continue;`;
+	const identity = identities.length === 0 ? "" : `${identities.join(" ")} ${append("message")} continue;`;
 	return `"use strict";
 ${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
 return function convertMessages(${INPUT}, ${P}) {
@@ -125,7 +128,7 @@ return function convertMessages(${INPUT}, ${P}) {
  * called directly, and a single model message appended at once; anything else goes to `judge`, as
  * the interpreter's `step` would send it.
  */
-function single(entry: RoleEntry, k: number): string {
+function single(entry: RoleEntry, k: number, append: (value: string) => string): string {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
 	const exclusion = entry.excludedBy === undefined ? "" : "if (message.excludeFromContext) continue;";
 	return `${exclusion}
@@ -140,7 +143,7 @@ function single(entry: RoleEntry, k: number): string {
 					if (result !== null && typeof result === "object" && result !== message) {
 						const to = result.role;
 						if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-							out.push(result);
+							${append("result")}
 							continue;
 						}
 					}

@@ -13,6 +13,7 @@ import {
 	badCustomType,
 	badExclude,
 	badRegister,
+	badSanitizer,
 	badTimeout,
 	MAX_TIMEOUT_MS,
 	namelessConverter,
@@ -21,8 +22,9 @@ import {
 	noApply,
 	notAPlugin,
 } from "./registry-errors.js";
+import { type Sanitizers, tapSanitizer } from "./sanitize.js";
 import { ConverterStore } from "./store.js";
-import type { Conversion, Explanation, Plugin, Registry, RegistryOptions } from "./types.js";
+import type { Conversion, Explanation, Plugin, Registry, RegistryOptions, Sanitizer } from "./types.js";
 
 /**
  * Internal options, for tests: `interpreted` generates no code (the loop and the hooks' calls), as on
@@ -61,7 +63,15 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		asyncTimeoutMs,
 		interpreted,
 	);
-	const pipeline: Pipeline = { hooks, store, strict, isolate: options.isolate === true, trackSources: () => tracking };
+	const sanitizers: Sanitizers = new Map();
+	const pipeline: Pipeline = {
+		hooks,
+		store,
+		strict,
+		isolate: options.isolate === true,
+		trackSources: () => tracking,
+		sanitizers,
+	};
 	const plugins = new Map<string, Plugin>();
 
 	const registry: Registry = {
@@ -91,6 +101,13 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			if (typeof name !== "string" || name.trim() === "") throw namelessConverter("exclude", role);
 			if (typeof role !== "string") throw badExclude(name, role);
 			store.exclude(role, name);
+			return registry;
+		},
+		sanitize(sanitizer) {
+			const { name, prepare } = (sanitizer ?? {}) as Partial<Sanitizer>;
+			if (typeof name !== "string" || name.trim() === "" || typeof prepare !== "function")
+				throw badSanitizer(sanitizer);
+			tapSanitizer(hooks, sanitizers, sanitizer);
 			return registry;
 		},
 		converters: (role) => store.converters(role),

@@ -38,6 +38,13 @@ export interface RoleEntry {
 /** Role → its entry, in registration order. */
 export type RoleTable = ReadonlyMap<string, RoleEntry>;
 
+/**
+ * Which loop a conversion runs: `plain` pushes a pass-through role's message with no call; `fused`
+ * does the same through `port.keep` (a sanitizer is applied as each output is appended); `traced`
+ * (outputs copied or traced) sends every message through `step`.
+ */
+export type LoopKind = "plain" | "fused" | "traced";
+
 /** The loop over a history: converts `input` and returns the output (problems go through `port`). */
 export type ConvertLoop = (input: readonly unknown[], port: LoopPort) => Message[];
 
@@ -201,10 +208,12 @@ export const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The loop, interpreted: a `Map` look-up per message. What a host that refuses code generation
- * (CSP) runs, and what runs while a registry's converters change between conversions.
- * `inlineIdentity`: as in the compiled loop, a pass-through role's message is pushed as is.
+ * (CSP) runs, and what runs while a registry's converters change between conversions. As in the
+ * compiled loop, a pass-through role's message is appended with no call unless `kind` is `traced`.
  */
-export function interpret(table: RoleTable, inlineIdentity: boolean): ConvertLoop {
+export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
+	const inlineIdentity = kind !== "traced";
+	const fused = kind === "fused";
 	return (input, port) => {
 		const out: Message[] = [];
 		const length = input.length;
@@ -218,8 +227,10 @@ export function interpret(table: RoleTable, inlineIdentity: boolean): ConvertLoo
 				}
 				const entry = table.get(role);
 				if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
-				else if (inlineIdentity && entry.identity && entry.excludedBy === undefined) out.push(message as Message);
-				else step(entry, message as AgentMessage, i, port, out);
+				else if (inlineIdentity && entry.identity && entry.excludedBy === undefined) {
+					if (fused) port.keep(message as Message, out);
+					else out.push(message as Message);
+				} else step(entry, message as AgentMessage, i, port, out);
 			} catch (cause) {
 				port.failed(i, message, cause);
 			}

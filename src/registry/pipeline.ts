@@ -7,10 +7,11 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
+import { isModelMessage } from "../messages.js";
 import type { RegistryHooks } from "./hook-types.js";
-import { isModelMessage } from "./hooks.js";
 import { asOurs, notAnArray, outputRejected, unexpected } from "./registry-errors.js";
 import { type Observer, Run } from "./run.js";
+import { fusable, type Sanitizers } from "./sanitize.js";
 import { isHole, nextPresent } from "./sparse.js";
 import type { ConverterStore } from "./store.js";
 
@@ -24,6 +25,8 @@ export interface Pipeline {
 	readonly strict: boolean;
 	readonly isolate: boolean;
 	readonly trackSources: () => boolean;
+	/** The registry's sanitizers, by their taps (see `sanitize.ts`). */
+	readonly sanitizers: Sanitizers;
 }
 
 interface Converted {
@@ -70,10 +73,18 @@ export function convertSync(
 	}
 	const run = newRun(pipeline, input, collect);
 	const { isolate, tracking } = run.output;
-	const loop = store.loop(tracking || isolate);
+	// A sanitizer that is the first afterConvert tap is applied by the loop, as outputs are appended.
+	const sanitizer = tracking || isolate ? undefined : fusable(hooks, pipeline.sanitizers);
+	const fused = sanitizer !== undefined && run.fuse(sanitizer, hooks.afterConvert.taps.length === 1);
+	const loop = store.loop(tracking || isolate ? "traced" : fused ? "fused" : "plain");
 	let output = loop(input, run.port);
 	if (isolate) run.output.converted(output);
-	if (hooks.afterConvert.isUsed())
+	const { fused: alone } = run.output;
+	if (alone?.checks) {
+		// The only tap was applied by the loop, with the final check: its reports are all that is left.
+		alone.flush();
+		if (alone.sanitize === undefined) output = checkOutput(output, run, "afterConvert");
+	} else if (hooks.afterConvert.isUsed())
 		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
 	else if (isolate) output = checkOutput(output, run, "afterConvert");
 	return { output, run };

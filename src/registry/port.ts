@@ -34,6 +34,8 @@ export interface LoopPort {
 	reportAt(index: number, error: ConvertToLlmError): void;
 	/** Appends converter `plugin`'s checked result for input `index` to `out`. */
 	take(result: Message | readonly Message[] | null, index: number, plugin: string, out: Message[]): void;
+	/** Appends a model message that needs no check (a pass-through), through the fused sanitizer if any. */
+	keep(message: Message, out: Message[]): void;
 }
 
 /** Each member of `T` under its own name: a rename in `T` fails where such an object is written. */
@@ -50,6 +52,7 @@ export const PORT = Object.freeze({
 	excluded: "excluded",
 	reportAt: "reportAt",
 	take: "take",
+	keep: "keep",
 } as const satisfies NamesOf<LoopPort>);
 
 /** The one implementation of {@link LoopPort}: the loop's calls, routed to the run's reports, input and output. */
@@ -106,5 +109,9 @@ export class RunPort implements LoopPort {
 
 	take(result: Message | readonly Message[] | null, index: number, plugin: string, out: Message[]): void {
 		this.output.take(result, index, plugin, out);
+	}
+
+	keep(message: Message, out: Message[]): void {
+		this.output.keep(message, out);
 	}
 }

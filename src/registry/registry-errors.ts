@@ -159,6 +159,11 @@ export const badTimeout = (value: unknown): InvalidPluginError =>
 /** The longest delay Node's (and a browser's) `setTimeout` keeps: a longer one fires after 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
+export const badSanitizer = (value: unknown): InvalidPluginError =>
+	new InvalidPluginError(
+		`registry.sanitize() was given ${describeValue(value)}. A sanitizer is { name: "my-sanitizer", prepare(ctx) { return (message) => message; } }: the name is used in every error and trace.`,
+	);
+
 export const namelessConverter = (method: string, role: unknown): InvalidPluginError =>
 	new InvalidPluginError(
 		`registry.${method}(${quote(role)}, …) needs options.name, the plugin name used in every error and trace, e.g. { name: "my-extension" }.`,

@@ -4,8 +4,8 @@
  * ({@link RunPort}) and the taps' context. The pipeline holds the run; the loop sees only the port.
  */
 import type { ConvertToLlmError } from "../errors.js";
-import { Collector } from "./collector.js";
-import type { HookContext } from "./hook-types.js";
+import { Collector, FusedSanitizer } from "./collector.js";
+import type { HookContext, Sanitizer } from "./hook-types.js";
 import { RunPort } from "./port.js";
 import { type Observer, Reports } from "./reports.js";
 import { RunInput } from "./run-input.js";
@@ -41,6 +41,24 @@ export class Run {
 			this.reports,
 		);
 		this.port = new RunPort(this.reports, this.input, this.output);
+	}
+
+	/**
+	 * Fuses `sanitizer` into this run's loop: prepared now, with a context whose reports are set
+	 * aside until the sanitizer's tap would have made them; `checks`: it is the only tap, so the loop
+	 * makes the final check of the output too. Returns whether the loop must apply it.
+	 */
+	fuse(sanitizer: Sanitizer, checks: boolean): boolean {
+		const { reports, input, output } = this;
+		const fused = new FusedSanitizer(sanitizer, checks, reports);
+		try {
+			fused.sanitize = sanitizer.prepare(new HookView(reports, input, output, (error) => fused.report(error)));
+		} catch {
+			// Not fused: its tap runs as any other, and reports the failure as a faulty tap.
+			return false;
+		}
+		output.fused = fused;
+		return fused.sanitize !== undefined;
 	}
 
 	/** The context taps get, made when the first tap asks. */

@@ -11,6 +11,7 @@ import {
 	type ConverterList,
 	type ConvertLoop,
 	interpret,
+	type LoopKind,
 	passThrough,
 	type RoleEntry,
 	type RoleTable,
@@ -53,7 +54,7 @@ export class ConverterStore {
 	private readonly dirty = new Set<string>();
 	private typed: ReadonlyMap<string, ConverterList> = new Map();
 	private typedDirty = false;
-	private loops: { identity?: ConvertLoop; traced?: ConvertLoop } = {};
+	private loops: { [kind in LoopKind]?: ConvertLoop } = {};
 	/** Conversions since the last change, and whether a table that lived one conversion waits for a second. */
 	private uses = 0;
 	private patient = false;
@@ -111,21 +112,20 @@ export class ConverterStore {
 	}
 
 	/**
-	 * The loop of one conversion; `traced` when outputs are copied or traced. Compiled lazily, once
+	 * The loop of one conversion (see {@link LoopKind}). Compiled lazily, once
 	 * per table: on the first conversion after a change, or, when the last table changed after a
 	 * single conversion (registering between conversions), on the second, so interleaving `register`
 	 * and `convert` runs the interpreted loop instead of compiling every time.
 	 */
-	loop(traced: boolean): ConvertLoop {
+	loop(kind: LoopKind): ConvertLoop {
 		const table = this.getTable();
 		this.uses++;
-		const compiled = traced ? this.loops.traced : this.loops.identity;
+		const compiled = this.loops[kind];
 		if (compiled !== undefined) return compiled;
-		if (!this.options.generate || (this.patient && this.uses < 2)) return interpret(table, !traced);
-		const { loop, source } = compileLoop(table, !traced);
+		if (!this.options.generate || (this.patient && this.uses < 2)) return interpret(table, kind);
+		const { loop, source } = compileLoop(table, kind);
 		this.options.onCompile?.(source);
-		if (traced) this.loops.traced = loop;
-		else this.loops.identity = loop;
+		this.loops[kind] = loop;
 		return loop;
 	}
 

@@ -3,7 +3,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import type { AgentRole, Converter, ConverterInfo, ExcludeOptions, RegisterOptionsFor } from "./converter-types.js";
 import type { Explanation } from "./explain-types.js";
-import type { RegistryHooks } from "./hook-types.js";
+import type { RegistryHooks, Sanitizer } from "./hook-types.js";
 
 export type * from "./converter-types.js";
 export type * from "./explain-types.js";
@@ -128,6 +128,14 @@ export interface Registry {
 	 * @throws {InvalidPluginError} without `options.name`, or for a role that is not a string.
 	 */
 	exclude(role: AgentRole, options: ExcludeOptions): Registry;
+	/**
+	 * Adds a per-message post-conversion stage (see {@link Sanitizer}): an `afterConvert` tap named
+	 * `sanitizer.name` at `sanitizer.stage` (default `Stage.SANITIZE`) that the registry applies inside
+	 * the conversion loop when nothing before it can change the output, so the output is not walked
+	 * twice. `blockImages` is one. Chainable.
+	 * @throws {InvalidPluginError} without a name or a `prepare` function.
+	 */
+	sanitize(sanitizer: Sanitizer): Registry;
 	/**
 	 * The converters of `role` in the order they are asked (for `custom`: those registered with a
 	 * `customType` first, by type in registration order, then the generic ones): a frozen snapshot.

@@ -38,15 +38,23 @@ Object.freeze(ConverterView.prototype);
 export class HookView implements HookContext {
 	readonly #reports: Reports;
 	readonly #input: RunInput;
+	readonly #output: Collector;
 	readonly sourceOf: (message: Message) => MessageSource | undefined;
 	readonly inheritSource: (message: Message, from: Message) => void;
 	readonly report: (error: ConvertToLlmError) => void;
-	constructor(reports: Reports, input: RunInput, output: Collector) {
+	/** `report`: where the context's reports go (a fused sanitizer's are set aside until its tap's turn). */
+	constructor(
+		reports: Reports,
+		input: RunInput,
+		output: Collector,
+		report: (error: ConvertToLlmError) => void = (error) => reports.report(error),
+	) {
 		this.#reports = reports;
 		this.#input = input;
+		this.#output = output;
 		this.sourceOf = (message) => output.sourceOf(message);
 		this.inheritSource = (message, from) => output.inheritSource(message, from);
-		this.report = (error) => reports.report(error);
+		this.report = report;
 		Object.freeze(this);
 	}
 	get input(): readonly unknown[] {
@@ -61,6 +69,10 @@ export class HookView implements HookContext {
 	/** The reports behind a context a tap was called with, or `undefined` for one the registry did not make. */
 	static runOf(ctx: unknown): Reports | undefined {
 		return isRecord(ctx) && #reports in ctx ? (ctx as HookView).#reports : undefined;
+	}
+	/** The output behind a context the registry made (for its sanitizers' taps). */
+	static outputOf(ctx: unknown): Collector | undefined {
+		return isRecord(ctx) && #output in ctx ? (ctx as HookView).#output : undefined;
 	}
 }
 Object.freeze(HookView.prototype);
