@@ -1,3 +1,4 @@
+/** `createRegistry()`: a registry's hooks, converter store and pipeline, wired together; plugins applied once by name. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { ConvertToLlmError } from "../errors.js";

@@ -1,3 +1,4 @@
+/** The types of the registry's hooks: the taps' context, where outputs came from, and sanitizers. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";

@@ -1,3 +1,4 @@
+/** The public types of the registry: plugins, options, a conversion's result and the `Registry` itself. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
