@@ -75,11 +75,6 @@ const CASES = {
 			await upstreamBlockImages(),
 		],
 	},
-	codegenRefused: {
-		title: "code generation refused (CSP): default preset / upstream convertToLlm",
-		flags: ["--disallow-code-generation-from-strings"],
-		setup: async () => [createDefaultRegistry().convert, upstreamConvertToLlm],
-	},
 	crowded: {
 		title: "1,000 extra registered roles / none",
 		limit: 1.05,
@@ -156,6 +151,23 @@ const CASES = {
 					.use(lint({ mode: "repair" })),
 			).convert,
 			listened(createDefaultRegistry()).convert,
+		],
+	},
+	codegenRefused: {
+		title: "code generation refused (CSP): default preset / upstream convertToLlm",
+		flags: ["--disallow-code-generation-from-strings"],
+		setup: async () => [createDefaultRegistry().convert, upstreamConvertToLlm],
+	},
+	interpreted: {
+		title: "no generated code (what a CSP host runs) / compiled, default preset",
+		// `interpreted` is an internal option: the registry of a host that refuses code generation.
+		setup: async () => [createDefaultRegistry({ interpreted: true }).convert, createDefaultRegistry().convert],
+	},
+	interpretedBlockImages: {
+		title: "no generated code / compiled, preset + blockImages",
+		setup: async () => [
+			createDefaultRegistry({ interpreted: true }).use(blockImages({ enabled: true })).convert,
+			createDefaultRegistry().use(blockImages({ enabled: true })).convert,
 		],
 	},
 };

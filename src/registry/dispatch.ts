@@ -203,6 +203,37 @@ export function step(entry: RoleEntry, message: AgentMessage, index: number, por
 	if (asked === undefined) port.unhandled(index, entry.role, customTypeOf(message), namesAsked(entry, message));
 }
 
+/**
+ * A role with one converter, when outputs are neither copied nor traced: the converter called
+ * directly, a single model message appended at once, anything else judged as `step` would (the
+ * interpreted form of the compiled loop's `single` case).
+ */
+function single(entry: RoleEntry, message: AgentMessage, i: number, port: LoopPort, out: Message[], fused: boolean) {
+	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
+	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) return;
+	const list = entry.list;
+	port.at(i);
+	let result: ConverterResult;
+	try {
+		result = (list.fns[0] as ConverterFn)(message, port.view);
+	} catch (cause) {
+		threw(list, 0, message, i, port, cause);
+		return;
+	}
+	if (result !== null && typeof result === "object" && result !== message) {
+		const to = (result as { role?: unknown }).role;
+		if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+			if (fused) port.keep(result as Message, out);
+			else out.push(result as Message);
+			return;
+		}
+	}
+	const judged = judge(list, 0, message, i, port, result);
+	if (judged === FAILED) return;
+	if (judged === undefined) port.unhandled(i, entry.role, customTypeOf(message), list.names);
+	else port.take(judged, i, list.names[0] as string, out);
+}
+
 /** No converter names: for a role nobody registered. */
 export const NONE: readonly string[] = Object.freeze([]);
 
@@ -227,10 +258,13 @@ export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
 				}
 				const entry = table.get(role);
 				if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
-				else if (inlineIdentity && entry.identity && entry.excludedBy === undefined) {
+				else if (!inlineIdentity) step(entry, message as AgentMessage, i, port, out);
+				else if (entry.identity && entry.excludedBy === undefined) {
 					if (fused) port.keep(message as Message, out);
 					else out.push(message as Message);
-				} else step(entry, message as AgentMessage, i, port, out);
+				} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
+					single(entry, message as AgentMessage, i, port, out, fused);
+				else step(entry, message as AgentMessage, i, port, out);
 			} catch (cause) {
 				port.failed(i, message, cause);
 			}
