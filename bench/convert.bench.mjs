@@ -11,8 +11,15 @@
  * 5; 9 for the registry-against-registry gates, whose noise is the widest) and the median of their
  * figures is reported.
  *
+ * The per-process figures in brackets are each process's ratio. For the two gates against upstream,
+ * "one implementation per process" runs each side alone in its own processes (a host runs only one
+ * implementation, so neither inherits the other's type feedback) and compares the medians of their
+ * times; each bracketed figure is then one candidate process against the baselines' median.
+ * `codegenRefused` runs in `node --disallow-code-generation-from-strings` (a CSP host).
+ *
  * Usage: npm run bench            (builds, then runs every comparison)
  *        node bench/convert.bench.mjs [case]   (one comparison, one process, JSON on stdout)
+ *        node bench/convert.bench.mjs [case] [0|1]   (one side alone, one process, JSON on stdout)
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -56,12 +63,14 @@ function crowded(count, kind) {
 const CASES = {
 	preset: {
 		title: "default preset / upstream convertToLlm",
-		limit: 0.6,
+		limit: 0.5,
+		alone: true,
 		setup: async () => [convertToLlm, upstreamConvertToLlm],
 	},
 	blockImages: {
 		title: "preset + blockImages / upstream convertToLlmWithBlockImages",
 		limit: 0.6,
+		alone: true,
 		setup: async () => [
 			createDefaultRegistry().use(blockImages({ enabled: true })).convert,
 			await upstreamBlockImages(),
@@ -188,6 +197,23 @@ const CASES = {
 			listened(createDefaultRegistry()).convert,
 		],
 	},
+	codegenRefused: {
+		title: "code generation refused (CSP): default preset / upstream convertToLlm",
+		flags: ["--disallow-code-generation-from-strings"],
+		setup: async () => [createDefaultRegistry().convert, upstreamConvertToLlm],
+	},
+	interpreted: {
+		title: "no generated code (what a CSP host runs) / compiled, default preset",
+		// `interpreted` is an internal option: the registry of a host that refuses code generation.
+		setup: async () => [createDefaultRegistry({ interpreted: true }).convert, createDefaultRegistry().convert],
+	},
+	interpretedBlockImages: {
+		title: "no generated code / compiled, preset + blockImages",
+		setup: async () => [
+			createDefaultRegistry({ interpreted: true }).use(blockImages({ enabled: true })).convert,
+			createDefaultRegistry().use(blockImages({ enabled: true })).convert,
+		],
+	},
 };
 
 /** Like `runCase`, for a candidate that returns a promise (`convertAsync`); the baseline stays sync. */
@@ -223,6 +249,25 @@ async function runAsyncCase(name) {
 		baselineMs: baselineNs / rounds / calls / 1e6,
 		kept,
 	};
+}
+
+/**
+ * One side of a comparison alone in this process (`side`: 0 the candidate, 1 the baseline), as a host
+ * runs only one implementation: its median time per call over the rounds, after the same warm-up.
+ */
+async function runSide(name, side) {
+	const history = createHistory(10_000);
+	const fn = (await CASES[name].setup())[side];
+	let kept = 0;
+	const time = () => {
+		const start = process.hrtime.bigint();
+		for (let i = 0; i < CALLS; i++) kept ^= fn(history).length;
+		return Number(process.hrtime.bigint() - start);
+	};
+	for (let i = 0; i < WARMUP * 2; i++) time();
+	const times = [];
+	for (let round = 0; round < ROUNDS * 2; round++) times.push(time());
+	return { ms: median(times) / CALLS / 1e6, kept };
 }
 
 /** One comparison in this process: median ratio over paired, alternating rounds (after a warm-up). */
@@ -262,6 +307,10 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 async function main() {
 	const only = process.argv[2];
+	if (only !== undefined && process.argv[3] !== undefined) {
+		console.log(JSON.stringify(await runSide(only, Number(process.argv[3]))));
+		return;
+	}
 	if (only !== undefined) {
 		if (!(only in CASES)) {
 			console.error(`bench: unknown case "${only}"; cases: ${Object.keys(CASES).join(", ")}`);
@@ -276,14 +325,14 @@ async function main() {
 	);
 	const failed = [];
 	let printedFigures = false;
-	for (const [name, { title, limit, processes = PROCESSES }] of Object.entries(CASES)) {
+	for (const [name, { title, limit, processes = PROCESSES, flags = [], alone }] of Object.entries(CASES)) {
 		if (limit === undefined && !printedFigures) {
 			console.log("\nfigures (no limit):");
 			printedFigures = true;
 		}
 		const runs = [];
 		for (let i = 0; i < processes; i++)
-			runs.push(JSON.parse(execFileSync(process.execPath, [self, name], { encoding: "utf8" })));
+			runs.push(JSON.parse(execFileSync(process.execPath, [...flags, self, name], { encoding: "utf8" })));
 		const ratio = median(runs.map((r) => r.ratio));
 		const spread = runs.map((r) => r.ratio.toFixed(3)).join(" ");
 		const ms = `${median(runs.map((r) => r.candidateMs)).toFixed(3)} ms vs ${median(runs.map((r) => r.baselineMs)).toFixed(3)} ms`;
@@ -295,6 +344,27 @@ async function main() {
 					: ` (limit ${limit.toFixed(2)}: OVER)`;
 		console.log(`${title.padEnd(62)} ${ratio.toFixed(3)}${gate}  [${spread}]  ${ms} per call`);
 		if (limit !== undefined && ratio > limit) failed.push(title);
+		if (alone) {
+			// A host runs one implementation: each side alone in its own processes, medians compared.
+			const sides = [0, 1].map((side) =>
+				Array.from({ length: processes }, () =>
+					JSON.parse(execFileSync(process.execPath, [...flags, self, name, String(side)], { encoding: "utf8" })),
+				),
+			);
+			const [mine, theirs] = sides.map((runs) => runs.map((r) => r.ms));
+			const aloneRatio = median(mine) / median(theirs);
+			const aloneGate =
+				limit === undefined
+					? ""
+					: aloneRatio <= limit
+						? ` (limit ${limit.toFixed(2)}: ok)`
+						: ` (limit ${limit.toFixed(2)}: OVER)`;
+			const perProcess = mine.map((ms) => (ms / median(theirs)).toFixed(3)).join(" ");
+			console.log(
+				`${`  one implementation per process`.padEnd(62)} ${aloneRatio.toFixed(3)}${aloneGate}  [${perProcess}]  ${median(mine).toFixed(3)} ms vs ${median(theirs).toFixed(3)} ms per call`,
+			);
+			if (limit !== undefined && aloneRatio > limit) failed.push(`${title} (one implementation per process)`);
+		}
 	}
 	console.log(
 		failed.length === 0 ? "\nall gated ratios within their limits" : `\nover the limit: ${failed.join("; ")}`,

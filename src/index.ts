@@ -71,6 +71,8 @@ export {
 	type Registry,
 	type RegistryHooks,
 	type RegistryOptions,
+	type SanitizeMessage,
+	type Sanitizer,
 	Stage,
 	type TapExplanation,
 } from "./registry/index.js";

@@ -28,6 +28,15 @@ export function isModelRole(role: unknown): role is ModelRole {
 	return MODEL_ROLE_SET.has(role);
 }
 
+/** Whether `value` is an object with one of pi-ai's `Message` roles. Never throws. */
+export function isModelMessage(value: unknown): value is Message {
+	try {
+		return value !== null && typeof value === "object" && isModelRole((value as { role?: unknown }).role);
+	} catch {
+		return false;
+	}
+}
+
 /**
  * The type of `BranchSummaryMessage.fromId` in the pi line whose types are in use: `string` for
  * `@mariozechner` 0.73.1, `string | null` for pi 1.x (pi 0.84.3 records `null` for a summary of the

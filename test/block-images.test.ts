@@ -13,7 +13,9 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ImageContent, Message, TextContent, ToolResultMessage } from "@mariozechner/pi-ai";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ConvertToLlmError } from "../src/errors.js";
 import {
 	BLOCK_IMAGES_PLUGIN,
 	type BlockImagesOptions,
@@ -21,9 +23,10 @@ import {
 	IMAGE_PLACEHOLDER,
 } from "../src/hooks/block-images.js";
 import { createDefaultRegistry } from "../src/preset.js";
-import { Stage } from "../src/registry/types.js";
-import { deepFreeze } from "./support/arbitraries.js";
+import { type Registry, Stage } from "../src/registry/types.js";
+import { arbImageHistory, deepFreeze } from "./support/arbitraries.js";
 import { assistant } from "./support/fixtures.js";
+import { arbThrowingUser } from "./support/hostile.js";
 import { createUpstreamBlockImages } from "./support/upstream.js";
 
 type Block = TextContent | ImageContent;
@@ -406,5 +409,79 @@ describe("blockImages when its setting throws", () => {
 		expect(errors).toHaveLength(1);
 		expect(errors[0]?.message).toContain("settings not loaded");
 		expect(errors[0]?.plugin).toBe("convert-to-llm:block-images");
+	});
+});
+
+describe("blockImages fused into the conversion loop", () => {
+	/** The same registry, with an interceptor that does nothing: the registry then runs blockImages as a tap. */
+	const pair = (options: BlockImagesOptions, strict: boolean, extra: readonly ((r: Registry) => void)[]) =>
+		[false, true].map((unfused) => {
+			const registry = createDefaultRegistry({ strict }).use(blockImages(options));
+			for (const add of extra) add(registry);
+			if (unfused) registry.hooks.afterConvert.intercept({});
+			const errors: unknown[] = [];
+			registry.hooks.error.tap("collect", (error) => {
+				errors.push([error.code, error.index, error.plugin, error.message]);
+			});
+			return { registry, errors };
+		});
+	const EXTRA: Record<string, (r: Registry) => void> = {
+		lateTap: (r) => r.hooks.afterConvert.tap({ name: "late", stage: Stage.VERIFY }, (messages) => messages.slice(1)),
+		earlyTap: (r) =>
+			r.hooks.afterConvert.tap({ name: "early", stage: Stage.DEFAULT }, (messages) => [
+				...messages,
+				messages[0] as Message,
+			]),
+		lateOverride: (r) => r.register("custom", () => undefined, { name: "not-mine", customType: "shots" }),
+	};
+
+	it("should give what the tap gives: the same output, objects, reports and thrown errors", () => {
+		fc.assert(
+			fc.property(
+				arbImageHistory,
+				fc.array(fc.tuple(arbThrowingUser, fc.nat()), { maxLength: 2 }),
+				fc.record({
+					keepUserText: fc.boolean(),
+					strictImages: fc.boolean(),
+					enabled: fc.constantFrom(true, false, () => true),
+				}),
+				fc.boolean(),
+				fc.subarray(Object.keys(EXTRA)),
+				(history, hostile, options, strict, extras) => {
+					const mixed: unknown[] = [...history];
+					for (const [{ message }, at] of hostile) mixed.splice(at % (mixed.length + 1), 0, message);
+					const [fused, unfused] = pair(
+						options,
+						strict,
+						extras.map((name) => EXTRA[name] as (r: Registry) => void),
+					) as [{ registry: Registry; errors: unknown[] }, { registry: Registry; errors: unknown[] }];
+					const attempt = (registry: Registry) => {
+						try {
+							return { output: registry.convert(mixed as AgentMessage[]) };
+						} catch (error) {
+							return { thrown: [(error as ConvertToLlmError).code, (error as Error).message] };
+						}
+					};
+					const a = attempt(fused.registry);
+					const b = attempt(unfused.registry);
+					expect(a).toStrictEqual(b);
+					expect(fused.errors).toEqual(unfused.errors);
+					// The same objects where blockImages keeps a message as is.
+					const kept = (output?: Message[]) => output?.map((m) => mixed.includes(m));
+					expect(kept(a.output)).toEqual(kept(b.output));
+				},
+			),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("should sanitize once in the loop and not call the afterConvert hook when it is the only tap", () => {
+		const registry = createDefaultRegistry().use(blockImages());
+		const history: AgentMessage[] = [{ role: "user", content: [img()], timestamp: 1 }];
+		expect(registry.convert(history)).toStrictEqual(upstream.convert(history));
+		const calls: string[] = [];
+		registry.hooks.afterConvert.intercept({ call: () => calls.push("call") });
+		expect(registry.convert(history)).toStrictEqual(upstream.convert(history));
+		expect(calls).toEqual(["call"]);
 	});
 });

@@ -16,6 +16,7 @@ import {
 	createRegistry,
 	ErrorCode,
 	InvalidMessageError,
+	InvalidPluginError,
 	modelRoles,
 } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
@@ -176,6 +177,37 @@ describe("asyncTimeoutMs (issue 9 item 10)", () => {
 		expect(explained.output).toEqual([]);
 		expect(explained.errors.map((e) => e.code)).toEqual([ErrorCode.ASYNC_HOOK_TIMEOUT]);
 	});
+});
+
+describe("asyncTimeoutMs bounds", () => {
+	it.each([2 ** 31, 1e12, Number.MAX_VALUE, Infinity])(
+		"should take %s ms as no bound, never as Node's 1 ms overflow",
+		async (asyncTimeoutMs) => {
+			const registry = createDefaultRegistry({ asyncTimeoutMs });
+			const errors = collectErrors(registry);
+			registry.hooks.afterConvertAsync.tapPromise(
+				"slow-but-fine",
+				(messages) => new Promise((resolve) => setTimeout(() => resolve(messages), 20)),
+			);
+			expect(await registry.convertAsync([user("hi")])).toEqual([user("hi")]);
+			expect(errors).toEqual([]);
+		},
+	);
+
+	it("should still bound a tap at the largest delay setTimeout keeps, 2^31-1 ms", async () => {
+		const registry = createDefaultRegistry({ asyncTimeoutMs: 2 ** 31 - 1 });
+		registry.hooks.afterConvertAsync.tapPromise("quick", async (messages) => messages);
+		expect(await registry.convertAsync([user("hi")])).toEqual([user("hi")]);
+	});
+
+	it.each([-1, -Infinity, Number.NaN, "100", null])(
+		"should reject asyncTimeoutMs %s at createRegistry with InvalidPluginError",
+		(asyncTimeoutMs) => {
+			const create = () => createDefaultRegistry({ asyncTimeoutMs: asyncTimeoutMs as number });
+			expect(create).toThrow(InvalidPluginError);
+			expect(create).toThrow(/asyncTimeoutMs .*milliseconds >= 0/);
+		},
+	);
 });
 
 describe("isolate on shared references and cycles (issue 9 item 11)", () => {

@@ -198,6 +198,36 @@ describe("compiled dispatch and its interpreted fallback", () => {
 		expect(registry.convert([{ role: "ticket", timestamp: 0 } as unknown as AgentMessage])).toEqual([user("ticket")]);
 	});
 
+	it("should compile a registry's loop at its first conversion, once, and again only after a change", () => {
+		let compiles = 0;
+		const registry = registryWith([], { onCompile: () => compiles++ } as RegistryOptions);
+		expect(compiles).toBe(0);
+		for (let i = 0; i < 5; i++) registry.convert([user("a")]);
+		expect(compiles).toBe(1);
+		registry.register("ticket" as "user", () => user("ticket"), { name: "tickets" });
+		for (let i = 0; i < 5; i++) registry.convert([{ role: "ticket", timestamp: 0 } as unknown as AgentMessage]);
+		expect(compiles).toBe(2);
+	});
+
+	it("should not compile on every round when register and convert interleave (3,000 rounds)", () => {
+		let compiles = 0;
+		const registry = registryWith([], { onCompile: () => compiles++ } as RegistryOptions);
+		for (let i = 0; i < 3000; i++) {
+			registry.register(`late${i}` as "user", () => user(`late ${i}`), { name: `late-${i}` });
+			const output = registry.convert([{ role: `late${i}`, timestamp: 0 } as unknown as AgentMessage, user("u")]);
+			expect(output).toEqual([user(`late ${i}`), user("u")]);
+		}
+		expect(compiles).toBeLessThanOrEqual(2);
+		// Once the table stays put for a second conversion, it is compiled, and kept.
+		registry.convert([user("a")]);
+		registry.convert([user("a")]);
+		const settled = compiles;
+		expect(settled).toBeLessThanOrEqual(3);
+		for (let i = 0; i < 10; i++) registry.convert([{ role: "late2999", timestamp: 0 } as unknown as AgentMessage]);
+		expect(compiles).toBe(settled);
+		expect(registry.roles()).toHaveLength(3000 + 8);
+	});
+
 	it("should dispatch roles past the switched ones through the table, as the first ones", () => {
 		const registry = registryWith([]);
 		for (let i = 0; i < 40; i++) registry.register(`role${i}` as "user", () => user(`r${i}`), { name: `ext-${i}` });

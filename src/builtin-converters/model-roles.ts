@@ -1,3 +1,4 @@
+/** The built-in `modelRoles` plugin: pi-ai's own roles passed through unchanged. */
 import { MODEL_ROLES } from "../messages.js";
 import { type Plugin, passThrough } from "../registry/index.js";
 

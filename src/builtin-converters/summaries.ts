@@ -1,3 +1,4 @@
+/** The built-in `branchSummary` and `compactionSummary` plugins: summaries wrapped as pi wraps them. */
 import type { UserMessage } from "@mariozechner/pi-ai";
 import {
 	BRANCH_SUMMARY_PREFIX,

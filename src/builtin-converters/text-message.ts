@@ -1,3 +1,4 @@
+/** One user message holding one text block: what the built-in converters send. */
 import type { UserMessage } from "@mariozechner/pi-ai";
 
 /** A `user` message with one text block, keys in pi's order (role, content, timestamp) so JSON output is byte-identical. */

@@ -1,3 +1,4 @@
+/** `blockImages`: pi's image blocking, as a per-message sanitizer. */
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
 import { ConversionError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
@@ -54,7 +55,9 @@ interface BlockRule {
  * array itself when nothing changes, is passed on as is. Fails closed, per message: a message it
  * cannot read (a throwing getter or proxy trap on its role, content, blocks or fields) is dropped and
  * reported as a `ConversionError` naming this plugin; the rest of the history is still filtered.
- * Taps `afterConvert` at `Stage.SANITIZE`, so it runs for `convert` and `convertAsync`.
+ * A sanitizer (`registry.sanitize`) at `Stage.SANITIZE`: an `afterConvert` tap, so it runs for
+ * `convert` and `convertAsync`, which the registry applies as each output is appended when it is
+ * the first `afterConvert` tap (no second pass over the output).
  *
  * @example
  * const registry = createDefaultRegistry().use(blockImages({ enabled: () => settings.blockImages }));
@@ -81,36 +84,25 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 		return { ...message, content: blockContent(content, rule) } as Message;
 	};
 
-	const filter = (messages: Message[], ctx: HookContext): Message[] => {
-		// A setting that throws blocks images all the same (fails closed): skipping the filter would send them.
-		if (!readSetting(enabled, settingFailed(ctx))) return messages;
-		// Copy on write: the array is copied (whole, so it stays packed) only once a message changes.
-		let output: Message[] | undefined;
-		let unreadable: number[] | undefined;
-		for (let i = 0; i < messages.length; i++) {
-			const message = messages[i] as Message;
-			let blocked: Message;
-			try {
-				blocked = block(message);
-			} catch (cause) {
-				unreadable ??= [];
-				unreadable.push(i);
-				ctx.report(unreadableMessage(message, i, cause, ctx));
-				continue;
-			}
-			if (blocked === message) continue;
-			ctx.inheritSource(blocked, message);
-			if (output === undefined) output = messages.slice();
-			output[i] = blocked;
-		}
-		if (unreadable !== undefined) return withoutIndices(output ?? messages, unreadable);
-		return output ?? messages;
-	};
-
 	return {
 		name: BLOCK_IMAGES_PLUGIN,
 		apply(registry) {
-			registry.hooks.afterConvert.tap({ name: BLOCK_IMAGES_PLUGIN, stage: Stage.SANITIZE }, filter);
+			registry.sanitize({
+				name: BLOCK_IMAGES_PLUGIN,
+				stage: Stage.SANITIZE,
+				prepare(ctx) {
+					// A setting that throws blocks images all the same (fails closed): skipping the filter would send them.
+					if (!readSetting(enabled, settingFailed(ctx))) return undefined;
+					return (message, position) => {
+						try {
+							return block(message);
+						} catch (cause) {
+							ctx.report(unreadableMessage(message, position, cause, ctx));
+							return null;
+						}
+					};
+				},
+			});
 		},
 	};
 }
@@ -128,17 +120,6 @@ function unreadableMessage(message: Message, outputIndex: number, cause: unknown
 			"It was dropped, since its images could not be blocked; fix what put it in the history.",
 		{ plugin: BLOCK_IMAGES_PLUGIN, index, cause },
 	);
-}
-
-/** `messages` without the entries at `indices` (ascending). */
-function withoutIndices(messages: readonly Message[], indices: readonly number[]): Message[] {
-	const kept: Message[] = [];
-	let next = 0;
-	for (let i = 0; i < messages.length; i++) {
-		if (i === indices[next]) next++;
-		else kept.push(messages[i] as Message);
-	}
-	return kept;
 }
 
 function hasImage(content: readonly unknown[], rule: BlockRule): boolean {

@@ -1,85 +1,126 @@
 /**
- * Compiled dispatch, as tapable compiles a hook's taps: when the converters change, the role table
- * is turned into one specialised loop (a `switch` over the roles registered first, pass-through
- * inlined for model roles, everything else handed to the same {@link step} the interpreter uses),
- * and thrown away on the next `register`.
+ * Compiled dispatch, as tapable compiles a hook's taps: the role table is turned into one
+ * specialised loop (a `switch` over the roles registered first, pass-through inlined for model
+ * roles, everything else handed to the same {@link step} the interpreter uses), compiled lazily
+ * and thrown away when the converters change (`store.ts` decides when).
  *
- * It uses `new Function`. A host whose Content-Security-Policy forbids it (no `unsafe-eval`) gets
- * the interpreted loop instead (`interpret`), which gives identical results (property-tested),
- * one `Map` look-up per message slower.
+ * As tapable's generated code touches only `_x` and its arguments, the generated source touches
+ * only what it is given by name: the {@link LoopScope} and the run's {@link LoopPort}, both spelt
+ * through objects the type checker checks against their interfaces (`SCOPE`, `PORT`), so a rename
+ * fails the type check. A host that refuses code generation runs `interpret` instead (identical
+ * results, property-tested, and run by `npm test` under `--disallow-code-generation-from-strings`).
  */
-import type { ConvertLoop, RoleEntry, RoleTable } from "./dispatch.js";
-import { customTypeOf, FAILED, interpret, judge, step, threw } from "./dispatch.js";
+import type { ConvertLoop, LoopKind, RoleEntry, RoleTable } from "./dispatch.js";
+import { customTypeOf, FAILED, interpret, judge, NONE, step, threw } from "./dispatch.js";
+import { type NamesOf, PORT } from "./port.js";
 
 /** How many roles, in registration order, get a `case` of their own (the preset's, in practice). */
 const SWITCHED_ROLES = 16;
 
+/** Everything the generated source is given besides its arguments (`input`, `port`). */
+interface LoopScope {
+	/** The switched roles' entries, by case number. */
+	readonly entries: readonly RoleEntry[];
+	/** The other roles' entries. */
+	readonly rest: ReadonlyMap<string, RoleEntry>;
+	readonly step: typeof step;
+	readonly judge: typeof judge;
+	readonly threw: typeof threw;
+	readonly FAILED: typeof FAILED;
+	readonly customTypeOf: typeof customTypeOf;
+	readonly NONE: typeof NONE;
+}
+
+const S = Object.freeze({
+	entries: "entries",
+	rest: "rest",
+	step: "step",
+	judge: "judge",
+	threw: "threw",
+	FAILED: "FAILED",
+	customTypeOf: "customTypeOf",
+	NONE: "NONE",
+} as const satisfies NamesOf<LoopScope>);
+
+/** The generated loop's own argument names. */
+const INPUT = "input";
+const P = "port";
+
+/** A compiled loop with the source it was made from (`onCompile` shows it to tests). */
+export interface Compiled {
+	readonly loop: ConvertLoop;
+	readonly source: string | undefined;
+}
+
 /**
- * The loop for `table`. `inlineIdentity`: pass-through roles push the message itself, with no call
- * (off when outputs are copied or traced, which `step` does).
+ * The loop of `kind` for `table`: pass-through roles append the message itself, with no call
+ * (`plain`; through `port.keep` when `fused`), or, `traced`, every message goes through `step`.
  */
-export function compileLoop(table: RoleTable, inlineIdentity: boolean): ConvertLoop {
+export function compileLoop(table: RoleTable, kind: LoopKind): Compiled {
 	const switched: RoleEntry[] = [];
 	const rest = new Map<string, RoleEntry>();
 	for (const [role, entry] of table) {
 		if (switched.length < SWITCHED_ROLES) switched.push(entry);
 		else rest.set(role, entry);
 	}
+	const scope: LoopScope = { entries: switched, rest, step, judge, threw, FAILED, customTypeOf, NONE };
+	const source = loopSource(switched, kind);
+	try {
+		const names = Object.keys(scope);
+		const values = names.map((name) => scope[name as keyof LoopScope]);
+		return { loop: new Function(...names, source)(...values) as ConvertLoop, source };
+	} catch {
+		// `new Function` refused after all: the same loop, interpreted.
+		return { loop: interpret(table, kind), source: undefined };
+	}
+}
+
+/** The source of the loop over `switched` (and `rest`). */
+function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
+	const inlineIdentity = kind !== "traced";
+	// Appending a model message that needs no check: through the port when a sanitizer is fused.
+	const append = (value: string) => (kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : `out.push(${value});`);
+	const stepCall = (k: number) => `${S.step}(${S.entries}[${k}], message, i, ${P}, out); continue;`;
 	const identities: string[] = [];
 	const cases: string[] = [];
 	switched.forEach((entry, k) => {
 		const label = `case ${JSON.stringify(entry.role)}:`;
-		if (!inlineIdentity) cases.push(`${label} step(entries[${k}], message, i, run, out); continue;`);
+		if (!inlineIdentity) cases.push(`${label} ${stepCall(k)}`);
 		else if (entry.identity && entry.excludedBy === undefined) identities.push(label);
 		else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-			cases.push(`${label} {${single(entry, k)}}`);
-		else cases.push(`${label} step(entries[${k}], message, i, run, out); continue;`);
+			cases.push(`${label} {${single(entry, k, append)}}`);
+		else cases.push(`${label} ${stepCall(k)}`);
 	});
-	const identity = identities.length === 0 ? "" : `${identities.join(" ")} out.push(message); continue;`;
-	const source = `"use strict";
-${switched.map((_, k) => `const L${k} = entries[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
-return function convertMessages(input, run) {
+	const identity = identities.length === 0 ? "" : `${identities.join(" ")} ${append("message")} continue;`;
+	return `"use strict";
+${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
+return function convertMessages(${INPUT}, ${P}) {
 	const out = [];
-	const view = run.view;
-	const length = input.length;
+	const view = ${P}.${PORT.view};
+	const length = ${INPUT}.length;
 	for (let i = 0; i < length; i++) {
-		const message = input[i];
+		const message = ${INPUT}[i];
 		try {
 			const role = message === null || typeof message !== "object" ? undefined : message.role;
 			if (typeof role !== "string") {
-				i = run.invalid(input, i, message);
+				i = ${P}.${PORT.invalid}(${INPUT}, i, message);
 				continue;
 			}
 			switch (role) {
 				${identity}
 				${cases.join("\n\t\t\t\t")}
 				default: {
-					const entry = rest.size === 0 ? undefined : rest.get(role);
-					if (entry === undefined) run.unhandled(i, role, customTypeOf(message), NONE);
-					else step(entry, message, i, run, out);
+					const entry = ${S.rest}.size === 0 ? undefined : ${S.rest}.get(role);
+					if (entry === undefined) ${P}.${PORT.unhandled}(i, role, ${S.customTypeOf}(message), ${S.NONE});
+					else ${S.step}(entry, message, i, ${P}, out);
 				}
 			}
 		} catch (cause) {
-			run.failed(i, message, cause);
+			${P}.${PORT.failed}(i, message, cause);
 		}
 	}
 	return out;
 };`;
-	try {
-		return new Function("entries", "rest", "step", "judge", "threw", "FAILED", "customTypeOf", "NONE", source)(
-			switched,
-			rest,
-			step,
-			judge,
-			threw,
-			FAILED,
-			customTypeOf,
-			Object.freeze([]),
-		) as ConvertLoop;
-	} catch {
-		// `new Function` refused (a Content-Security-Policy without unsafe-eval): the same loop, interpreted.
-		return interpret(table);
-	}
 }
 
 /**
@@ -87,29 +128,29 @@ return function convertMessages(input, run) {
  * called directly, and a single model message appended at once; anything else goes to `judge`, as
  * the interpreter's `step` would send it.
  */
-function single(entry: RoleEntry, k: number): string {
+function single(entry: RoleEntry, k: number, append: (value: string) => string): string {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
 	const exclusion = entry.excludedBy === undefined ? "" : "if (message.excludeFromContext) continue;";
 	return `${exclusion}
-					run.index = i;
+					${P}.${PORT.at}(i);
 					let result;
 					try {
 						result = F${k}(message, view);
 					} catch (cause) {
-						threw(L${k}, 0, message, i, run, cause);
+						${S.threw}(L${k}, 0, message, i, ${P}, cause);
 						continue;
 					}
 					if (result !== null && typeof result === "object" && result !== message) {
 						const to = result.role;
 						if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-							out.push(result);
+							${append("result")}
 							continue;
 						}
 					}
-					const judged = judge(L${k}, 0, message, i, run, result);
-					if (judged === FAILED) continue;
-					if (judged === undefined) run.unhandled(i, ${JSON.stringify(entry.role)}, customTypeOf(message), L${k}.names);
-					else run.take(judged, i, out);
+					const judged = ${S.judge}(L${k}, 0, message, i, ${P}, result);
+					if (judged === ${S.FAILED}) continue;
+					if (judged === undefined) ${P}.${PORT.unhandled}(i, ${JSON.stringify(entry.role)}, ${S.customTypeOf}(message), L${k}.names);
+					else ${P}.${PORT.take}(judged, i, L${k}.names[0], out);
 					continue;
 				`;
 }

@@ -1,3 +1,4 @@
+/** The types of converters: roles, results, the context they get, and the options of `register` and `exclude`. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 
@@ -91,9 +92,15 @@ export type Converter<R extends AgentRole> = (message: MessageOfRole<R>, ctx: Co
  *   override: true, // runs first; the built-in converter converts every run it passes on
  * });
  */
-export interface RegisterOptions extends ConverterTapOptions {
+export interface RegisterOptions {
 	/** The plugin name used for the tap, in errors and in traces. */
 	name: string;
+	/**
+	 * Put the converter in front of the one(s) the role (or `customType`) already has, which stay its
+	 * fallback, instead of throwing `DuplicateConverterError`. Among overrides, a lower `stage` runs
+	 * first (equal stages: the later one first). Default `false`.
+	 */
+	override?: boolean;
 	/**
 	 * Orders the overrides of one role (or `customType`): lower runs first (see {@link Stage}); every
 	 * override runs before the converter it overrides. Default `0`.
@@ -137,20 +144,14 @@ export type RegisterOptionsFor<R extends AgentRole> = R extends "custom" ? Custo
 /**
  * The `override` option of {@link RegisterOptions}, on its own.
  *
- * Contract: as `RegisterOptions.override`. (It named the options of the `hooks.convert` taps, which
- * are no longer public: `register` is the one way to add a converter.)
+ * Contract: as `RegisterOptions.override`, which now declares it. It named the options of the
+ * `hooks.convert` taps, which are gone (`register` is the one way to add a converter).
  *
+ * @deprecated Use `RegisterOptions` (or `Pick<RegisterOptions, "override">`); removed in the next major.
  * @example
- * const options: RegisterOptions & ConverterTapOptions = { name: "huge-output", override: true };
+ * const options: Pick<RegisterOptions, "override"> = { override: true };
  */
-export interface ConverterTapOptions {
-	/**
-	 * Put the converter in front of the one(s) the role (or `customType`) already has, which stay its
-	 * fallback, instead of throwing `DuplicateConverterError`. Among overrides, a lower `stage` runs
-	 * first (equal stages: the later one first). Default `false`.
-	 */
-	override?: boolean;
-}
+export type ConverterTapOptions = Pick<RegisterOptions, "override">;
 
 /**
  * One converter as `registry.converters(role)` lists it.

@@ -1,3 +1,4 @@
+/** `createRegistry()`: a registry's hooks, converter store and pipeline, wired together; plugins applied once by name. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { ConvertToLlmError } from "../errors.js";
@@ -5,6 +6,7 @@ import { isInstance } from "../values.js";
 import type { ConverterFn } from "./dispatch.js";
 import { Trace } from "./explain.js";
 import { createHooks } from "./hooks.js";
+import { codeGenerationRefused } from "./interpreted-hooks.js";
 import { convertAsync, convertSync, failsafe, type Pipeline } from "./pipeline.js";
 import {
 	applyThrew,
@@ -12,18 +14,26 @@ import {
 	badCustomType,
 	badExclude,
 	badRegister,
+	badSanitizer,
+	badTimeout,
+	MAX_TIMEOUT_MS,
 	namelessConverter,
 	namelessPlugin,
 	nameTaken,
 	noApply,
 	notAPlugin,
 } from "./registry-errors.js";
+import { type Sanitizers, tapSanitizer } from "./sanitize.js";
 import { ConverterStore } from "./store.js";
-import type { Conversion, Explanation, Plugin, Registry, RegistryOptions } from "./types.js";
+import type { Conversion, Explanation, Plugin, Registry, RegistryOptions, Sanitizer } from "./types.js";
 
-/** Internal options: `interpreted` runs the non-generated loop (what a CSP host gets), for tests. */
+/**
+ * Internal options, for tests: `interpreted` generates no code (the loop and the hooks' calls), as on
+ * a host that refuses code generation; `onCompile` is called for every converter loop compiled.
+ */
 interface InternalOptions extends RegistryOptions {
 	readonly interpreted?: boolean;
+	readonly onCompile?: (source: string | undefined) => void;
 }
 
 /**
@@ -40,23 +50,29 @@ interface InternalOptions extends RegistryOptions {
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
 	const strict = options.strict === true;
-	const timeout = options.asyncTimeoutMs;
-	const asyncTimeoutMs = typeof timeout === "number" && timeout >= 0 && timeout < Infinity ? timeout : undefined;
+	const asyncTimeoutMs = timeoutOf(options.asyncTimeoutMs);
 	let tracking = false;
-	const store = new ConverterStore();
-	const hooks = createHooks((error) => {
-		if (strict) throw error;
-		if (hooks.error.isUsed()) hooks.error.call(error);
-	}, asyncTimeoutMs);
+	const internal = options as InternalOptions;
+	// Asked once per registry: a host that refuses `new Function` (CSP) gets no generated code at all.
+	const interpreted = internal.interpreted === true || codeGenerationRefused();
+	const store = new ConverterStore({ generate: !interpreted, onCompile: internal.onCompile });
+	const hooks = createHooks(
+		(error) => {
+			if (strict) throw error;
+			if (hooks.error.isUsed()) hooks.error.call(error);
+		},
+		asyncTimeoutMs,
+		interpreted,
+	);
+	const sanitizers: Sanitizers = new Map();
 	const pipeline: Pipeline = {
 		hooks,
 		store,
 		strict,
 		isolate: options.isolate === true,
 		trackSources: () => tracking,
-		interpreted: (options as InternalOptions).interpreted === true,
+		sanitizers,
 	};
-	const asyncTapNames = () => hooks.afterConvertAsync.taps.map((tap) => tap.name);
 	const plugins = new Map<string, Plugin>();
 
 	const registry: Registry = {
@@ -88,12 +104,31 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			store.exclude(role, name);
 			return registry;
 		},
+		sanitize(sanitizer) {
+			const { name, prepare } = (sanitizer ?? {}) as Partial<Sanitizer>;
+			if (typeof name !== "string" || name.trim() === "" || typeof prepare !== "function")
+				throw badSanitizer(sanitizer);
+			tapSanitizer(hooks, sanitizers, sanitizer);
+			return registry;
+		},
 		converters: (role) => store.converters(role),
 		trackSources() {
 			tracking = true;
 			return registry;
 		},
 		roles: () => store.roles(),
+		...conversions(pipeline),
+	};
+	return registry;
+}
+
+/** The six ways to convert, as arrow properties (pi-agent-core calls `convertToLlm` with another `this`). */
+function conversions(
+	pipeline: Pipeline,
+): Pick<Registry, "convert" | "convertAsync" | "run" | "runAsync" | "explain" | "explainAsync"> {
+	const { hooks } = pipeline;
+	const asyncTapNames = () => hooks.afterConvertAsync.taps.map((tap) => tap.name);
+	return {
 		convert: (messages: readonly AgentMessage[]): Message[] => {
 			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "convert", "convertAsync");
 			try {
@@ -132,7 +167,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			const trace = new Trace();
 			try {
 				const { output, run } = convertSync(pipeline, messages, "explain", { observer: trace });
-				return trace.finish(output, run.input);
+				return trace.finish(output, run.input.entries);
 			} catch (cause) {
 				failsafe(pipeline, "explain", cause, { observer: trace });
 				return trace.unexplained();
@@ -142,14 +177,24 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			const trace = new Trace();
 			try {
 				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", { observer: trace });
-				return trace.finish(output, run.input);
+				return trace.finish(output, run.input.entries);
 			} catch (cause) {
 				failsafe(pipeline, "explainAsync", cause, { observer: trace });
 				return trace.unexplained();
 			}
 		},
 	};
-	return registry;
+}
+
+/**
+ * The time limit of async taps, or `undefined` for none: `Infinity` and anything past what
+ * `setTimeout` keeps (2³¹−1 ms, about 24.8 days; a longer delay would fire after 1 ms) mean no bound.
+ * Throws `InvalidPluginError` for a negative number, `NaN` or a value that is not a number.
+ */
+function timeoutOf(value: unknown): number | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== "number" || Number.isNaN(value) || value < 0) throw badTimeout(value);
+	return value > MAX_TIMEOUT_MS ? undefined : value;
 }
 
 /** Applies `plugin` unless it is already used; another plugin object with a used name throws. */

@@ -9,8 +9,8 @@ import type { Message } from "@mariozechner/pi-ai";
 import { isModelRole } from "../messages.js";
 import { describeValue, errorText, isRecord } from "../values.js";
 import type { ConvertContext, ConverterResult } from "./converter-types.js";
+import type { LoopPort } from "./port.js";
 import { asOurs, converterFailed } from "./registry-errors.js";
-import type { Run } from "./run.js";
 
 /** A converter as the store keeps it. */
 export type ConverterFn = (message: AgentMessage, ctx: ConvertContext) => ConverterResult;
@@ -38,11 +38,21 @@ export interface RoleEntry {
 /** Role → its entry, in registration order. */
 export type RoleTable = ReadonlyMap<string, RoleEntry>;
 
-/** The loop over a history: converts `input` and returns the output (problems go to `run`). */
-export type ConvertLoop = (input: readonly unknown[], run: Run) => Message[];
+/**
+ * Which loop a conversion runs: `plain` pushes a pass-through role's message with no call; `fused`
+ * does the same through `port.keep` (a sanitizer is applied as each output is appended); `traced`
+ * (outputs copied or traced) sends every message through `step`.
+ */
+export type LoopKind = "plain" | "fused" | "traced";
+
+/** The loop over a history: converts `input` and returns the output (problems go through `port`). */
+export type ConvertLoop = (input: readonly unknown[], port: LoopPort) => Message[];
 
 /** What {@link dispatch} returns when converters failed and none took the message: it is dropped, already reported. */
 export const FAILED: unique symbol = Symbol("convert-to-llm:failed");
+
+/** What {@link dispatch} returns when a converter decided: its result is taken. */
+const TAKEN: unique symbol = Symbol("convert-to-llm:taken");
 
 /**
  * The converter that returns the message itself: pi sends `user`, `assistant`, `toolResult` (and pi
@@ -81,10 +91,17 @@ function badResult(result: unknown): string | undefined {
 }
 
 /** A converter of `list` threw: reported (once per message); the next converter is its fallback. */
-export function threw(list: ConverterList, k: number, message: AgentMessage, index: number, run: Run, cause: unknown) {
+export function threw(
+	list: ConverterList,
+	k: number,
+	message: AgentMessage,
+	index: number,
+	port: LoopPort,
+	cause: unknown,
+) {
 	const plugin = list.names[k] as string;
-	if (run.listening)
-		run.reportAt(
+	if (port.listening)
+		port.reportAt(
 			index,
 			asOurs(cause, (c) => failure(plugin, message, index, `it threw: ${errorText(c)}`, c)),
 		);
@@ -100,7 +117,7 @@ export function judge(
 	k: number,
 	message: AgentMessage,
 	index: number,
-	run: Run,
+	port: LoopPort,
 	result: ConverterResult,
 ): ConverterResult | typeof FAILED {
 	if (result === undefined) return undefined;
@@ -109,30 +126,38 @@ export function judge(
 		const problem = badResult(result);
 		if (problem !== undefined) {
 			const text = `${problem}, not a pi-ai Message (system, user, assistant or toolResult)`;
-			if (run.listening) run.reportAt(index, failure(list.names[k] as string, message, index, text));
+			if (port.listening) port.reportAt(index, failure(list.names[k] as string, message, index, text));
 			return FAILED;
 		}
 	}
-	run.decidedBy = list.names[k] as string;
 	return result;
 }
 
-/** Asks each converter of `list` in turn; a failing one is reported (once per message) and skipped. */
-function ask(list: ConverterList, message: AgentMessage, index: number, run: Run): ConverterResult | typeof FAILED {
+/** What asking converters came to: one decided (its result taken), they failed, or none took the message. */
+type Asked = typeof TAKEN | typeof FAILED | undefined;
+
+/**
+ * Asks each converter of `list` in turn, and appends the first result that is not `undefined`; a
+ * failing converter is reported (once per message) and skipped.
+ */
+function ask(list: ConverterList, message: AgentMessage, index: number, port: LoopPort, out: Message[]): Asked {
 	const fns = list.fns;
 	let failed = false;
 	for (let k = 0; k < fns.length; k++) {
 		let returned: ConverterResult;
-		run.index = index;
+		port.at(index);
 		try {
-			returned = (fns[k] as ConverterFn)(message, run.view);
+			returned = (fns[k] as ConverterFn)(message, port.view);
 		} catch (cause) {
-			failed = threw(list, k, message, index, run, cause) === FAILED;
+			failed = threw(list, k, message, index, port, cause) === FAILED;
 			continue;
 		}
-		const result = judge(list, k, message, index, run, returned);
+		const result = judge(list, k, message, index, port, returned);
 		if (result === FAILED) failed = true;
-		else if (result !== undefined) return result;
+		else if (result !== undefined) {
+			port.take(result, index, list.names[k] as string, out);
+			return TAKEN;
+		}
 	}
 	return failed ? FAILED : undefined;
 }
@@ -142,19 +167,19 @@ function failure(plugin: string, message: AgentMessage, index: number, text: str
 }
 
 /** Dispatches one message: its `customType` converters first (for `custom`), then its role's. */
-export function dispatch(entry: RoleEntry, message: AgentMessage, index: number, run: Run) {
+function dispatch(entry: RoleEntry, message: AgentMessage, index: number, port: LoopPort, out: Message[]): Asked {
 	let failed = false;
 	if (entry.byCustomType !== undefined) {
 		const customType = (message as { customType?: unknown }).customType;
 		const typed = typeof customType === "string" ? entry.byCustomType.get(customType) : undefined;
 		if (typed !== undefined) {
-			const result = ask(typed, message, index, run);
-			if (result === FAILED) failed = true;
-			else if (result !== undefined) return result;
+			const asked = ask(typed, message, index, port, out);
+			if (asked === FAILED) failed = true;
+			else if (asked !== undefined) return asked;
 		}
 	}
-	const result = ask(entry.list, message, index, run);
-	return result === undefined && failed ? FAILED : result;
+	const asked = ask(entry.list, message, index, port, out);
+	return asked === undefined && failed ? FAILED : asked;
 }
 
 /** The names asked for `message`, in order: for the "every converter returned undefined" report. */
@@ -165,29 +190,62 @@ function namesAsked(entry: RoleEntry, message: AgentMessage): string[] {
 }
 
 /** One message of a known role: exclusion, dispatch, and what its result appends to `out`. */
-export function step(entry: RoleEntry, message: AgentMessage, index: number, run: Run, out: Message[]): void {
+export function step(entry: RoleEntry, message: AgentMessage, index: number, port: LoopPort, out: Message[]): void {
 	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) {
-		run.excluded(index, entry.excludedBy);
+		port.excluded(index, entry.excludedBy);
 		return;
 	}
-	let result: ConverterResult | typeof FAILED;
 	if (entry.identity) {
-		result = message as Message;
-		run.decidedBy = entry.list.names[0] as string;
-	} else result = dispatch(entry, message, index, run);
-	if (result === FAILED) return;
-	if (result === undefined) {
-		run.unhandled(index, entry.role, customTypeOf(message), namesAsked(entry, message));
+		port.take(message as Message, index, entry.list.names[0] as string, out);
 		return;
 	}
-	run.take(result, index, out);
+	const asked = dispatch(entry, message, index, port, out);
+	if (asked === undefined) port.unhandled(index, entry.role, customTypeOf(message), namesAsked(entry, message));
 }
 
-const NONE: readonly string[] = Object.freeze([]);
+/**
+ * A role with one converter, when outputs are neither copied nor traced: the converter called
+ * directly, a single model message appended at once, anything else judged as `step` would (the
+ * interpreted form of the compiled loop's `single` case).
+ */
+function single(entry: RoleEntry, message: AgentMessage, i: number, port: LoopPort, out: Message[], fused: boolean) {
+	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
+	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) return;
+	const list = entry.list;
+	port.at(i);
+	let result: ConverterResult;
+	try {
+		result = (list.fns[0] as ConverterFn)(message, port.view);
+	} catch (cause) {
+		threw(list, 0, message, i, port, cause);
+		return;
+	}
+	if (result !== null && typeof result === "object" && result !== message) {
+		const to = (result as { role?: unknown }).role;
+		if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+			if (fused) port.keep(result as Message, out);
+			else out.push(result as Message);
+			return;
+		}
+	}
+	const judged = judge(list, 0, message, i, port, result);
+	if (judged === FAILED) return;
+	if (judged === undefined) port.unhandled(i, entry.role, customTypeOf(message), list.names);
+	else port.take(judged, i, list.names[0] as string, out);
+}
 
-/** The loop, interpreted: a `Map` look-up per message. The fallback where code generation is refused (CSP). */
-export function interpret(table: RoleTable): ConvertLoop {
-	return (input, run) => {
+/** No converter names: for a role nobody registered. */
+export const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * The loop, interpreted: a `Map` look-up per message. What a host that refuses code generation
+ * (CSP) runs, and what runs while a registry's converters change between conversions. As in the
+ * compiled loop, a pass-through role's message is appended with no call unless `kind` is `traced`.
+ */
+export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
+	const inlineIdentity = kind !== "traced";
+	const fused = kind === "fused";
+	return (input, port) => {
 		const out: Message[] = [];
 		const length = input.length;
 		for (let i = 0; i < length; i++) {
@@ -195,14 +253,20 @@ export function interpret(table: RoleTable): ConvertLoop {
 			try {
 				const role = message === null || typeof message !== "object" ? undefined : (message as AgentMessage).role;
 				if (typeof role !== "string") {
-					i = run.invalid(input, i, message);
+					i = port.invalid(input, i, message);
 					continue;
 				}
 				const entry = table.get(role);
-				if (entry === undefined) run.unhandled(i, role, customTypeOf(message), NONE);
-				else step(entry, message as AgentMessage, i, run, out);
+				if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
+				else if (!inlineIdentity) step(entry, message as AgentMessage, i, port, out);
+				else if (entry.identity && entry.excludedBy === undefined) {
+					if (fused) port.keep(message as Message, out);
+					else out.push(message as Message);
+				} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
+					single(entry, message as AgentMessage, i, port, out, fused);
+				else step(entry, message as AgentMessage, i, port, out);
 			} catch (cause) {
-				run.failed(i, message, cause);
+				port.failed(i, message, cause);
 			}
 		}
 		return out;

@@ -7,7 +7,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { type ConvertToLlmError, InvalidMessageError, UnknownRoleError } from "../errors.js";
 import { isRecord } from "../values.js";
 import type { DropReason, Explanation, MessageExplanation, TapExplanation } from "./explain-types.js";
-import type { Observer } from "./run.js";
+import type { Observer } from "./reports.js";
 import { isHole, nextPresent } from "./sparse.js";
 
 export class Trace implements Observer {

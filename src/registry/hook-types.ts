@@ -1,3 +1,4 @@
+/** The types of the registry's hooks: the taps' context, where outputs came from, and sanitizers. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";
@@ -102,4 +103,41 @@ export interface RegistryHooks {
 	readonly afterConvert: SyncWaterfallHook<[Message[], HookContext], Message[] | undefined>;
 	readonly afterConvertAsync: AsyncSeriesWaterfallHook<[Message[], HookContext], Message[] | undefined>;
 	readonly error: SyncHook<[ConvertToLlmError]>;
+}
+
+/**
+ * What a sanitizer does to one output message: the message itself (unchanged), a new message that
+ * replaces it, or `null` to drop it (report why with `ctx.report` first).
+ */
+export type SanitizeMessage = (message: Message, position: number) => Message | null;
+
+/**
+ * A per-message post-conversion stage (`registry.sanitize`), such as `blockImages`: it sees each
+ * output message once and keeps, replaces or drops it.
+ *
+ * Contract: it is an `afterConvert` tap named `name` at `stage` (default `Stage.SANITIZE`), and
+ * behaves as one: a tap at a lower stage runs before it, one at a higher stage sees its output,
+ * `explain` lists what it changed. `prepare(ctx)` is called once per conversion and returns the
+ * function applied to each message (its `position` is the message's index in the array the tap
+ * receives), or `undefined` when there is nothing to do this time (a live setting is off). The
+ * function must depend only on the message (so applying it twice changes nothing) and must not
+ * throw: it reports and returns `null` for a message it cannot read. When nothing before it can have
+ * changed the output (it is the first `afterConvert` tap, the hook has no interceptor, outputs are
+ * neither copied nor traced), the registry applies it inside the conversion loop, as each converter
+ * result is appended, instead of in a second pass over the output; the result, the reports and
+ * their order are the same.
+ *
+ * @example
+ * registry.sanitize({
+ *   name: "no-thinking",
+ *   prepare: () => (message) =>
+ *     message.role === "assistant" && message.content.some((b) => b.type === "thinking")
+ *       ? { ...message, content: message.content.filter((b) => b.type !== "thinking") }
+ *       : message,
+ * });
+ */
+export interface Sanitizer {
+	readonly name: string;
+	readonly stage?: number;
+	prepare(ctx: HookContext): SanitizeMessage | undefined;
 }

@@ -1,27 +1,21 @@
-/**
- * The hooks of one registry, declared once in a frozen object, each tap guarded as it is made.
- */
+/** The hooks of one registry, declared once in a frozen object, each tap guarded as it is made. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";
 import type { ConvertToLlmError } from "../errors.js";
-import { isModelRole } from "../messages.js";
-import { isRecord } from "../values.js";
+import { isModelMessage } from "../messages.js";
 import { guardErrorTaps, guardWaterfall } from "./guard.js";
 import type { HookContext, RegistryHooks } from "./hook-types.js";
+import { interpretHook } from "./interpreted-hooks.js";
 
-/** Whether `value` is an object with one of pi-ai's `Message` roles. Never throws. */
-export function isModelMessage(value: unknown): value is Message {
-	try {
-		return isRecord(value) && isModelRole(value.role);
-	} catch {
-		return false;
-	}
-}
-
+/**
+ * The hooks of a registry. `interpreted`: code generation is refused on this host, so each hook
+ * calls its taps through `interpreted-hooks.ts` instead of tapable's generated code.
+ */
 export function createHooks(
 	report: (error: ConvertToLlmError) => void,
 	asyncTimeoutMs: number | undefined,
+	interpreted = false,
 ): RegistryHooks {
 	const hooks: RegistryHooks = Object.freeze({
 		beforeConvert: new SyncWaterfallHook<[readonly AgentMessage[], HookContext], readonly AgentMessage[] | undefined>(
@@ -54,5 +48,11 @@ export function createHooks(
 		timeoutMs: asyncTimeoutMs,
 	});
 	guardErrorTaps(tappable(hooks.error));
+	if (interpreted) {
+		interpretHook(hooks.beforeConvert, "waterfall");
+		interpretHook(hooks.afterConvert, "waterfall");
+		interpretHook(hooks.afterConvertAsync, "waterfall");
+		interpretHook(hooks.error, "series");
+	}
 	return hooks;
 }

@@ -1,3 +1,4 @@
+/** The registry entry: `createRegistry`, `passThrough`, `Stage` and the public types. */
 export { createRegistry } from "./create-registry.js";
 export { passThrough } from "./dispatch.js";
 export { Stage } from "./stage.js";
@@ -23,5 +24,7 @@ export type {
 	Registry,
 	RegistryHooks,
 	RegistryOptions,
+	SanitizeMessage,
+	Sanitizer,
 	TapExplanation,
 } from "./types.js";

@@ -7,10 +7,11 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
+import { isModelMessage } from "../messages.js";
 import type { RegistryHooks } from "./hook-types.js";
-import { isModelMessage } from "./hooks.js";
 import { asOurs, notAnArray, outputRejected, unexpected } from "./registry-errors.js";
 import { type Observer, Run } from "./run.js";
+import { fusable, type Sanitizers } from "./sanitize.js";
 import { isHole, nextPresent } from "./sparse.js";
 import type { ConverterStore } from "./store.js";
 
@@ -24,8 +25,8 @@ export interface Pipeline {
 	readonly strict: boolean;
 	readonly isolate: boolean;
 	readonly trackSources: () => boolean;
-	/** Run the interpreted loop, never a generated one (what a CSP host gets; for tests). */
-	readonly interpreted?: boolean;
+	/** The registry's sanitizers, by their taps (see `sanitize.ts`). */
+	readonly sanitizers: Sanitizers;
 }
 
 interface Converted {
@@ -62,7 +63,7 @@ export function convertSync(
 	const { hooks, store } = pipeline;
 	if (!Array.isArray(messages)) {
 		const run = newRun(pipeline, [], collect);
-		run.report(notAnArray(method, messages));
+		run.reports.report(notAnArray(method, messages));
 		return { output: [], run };
 	}
 	let input: readonly unknown[] = messages;
@@ -71,12 +72,21 @@ export function convertSync(
 		input = hooks.beforeConvert.call(messages, before.hookContext()) ?? input;
 	}
 	const run = newRun(pipeline, input, collect);
-	const loop = pipeline.interpreted ? store.interpreted() : store.loop(run.tracking || run.isolate);
-	let output = loop(input, run);
-	if (run.isolate) run.converted(output);
-	if (hooks.afterConvert.isUsed())
+	const { isolate, tracking } = run.output;
+	// A sanitizer that is the first afterConvert tap is applied by the loop, as outputs are appended.
+	const sanitizer = tracking || isolate ? undefined : fusable(hooks, pipeline.sanitizers);
+	const fused = sanitizer !== undefined && run.fuse(sanitizer, hooks.afterConvert.taps.length === 1);
+	const loop = store.loop(tracking || isolate ? "traced" : fused ? "fused" : "plain");
+	let output = loop(input, run.port);
+	if (isolate) run.output.converted(output);
+	const { fused: alone } = run.output;
+	if (alone?.checks) {
+		// The only tap was applied by the loop, with the final check: its reports are all that is left.
+		alone.flush();
+		if (alone.sanitize === undefined) output = checkOutput(output, run, "afterConvert");
+	} else if (hooks.afterConvert.isUsed())
 		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
-	else if (run.isolate) output = checkOutput(output, run, "afterConvert");
+	else if (isolate) output = checkOutput(output, run, "afterConvert");
 	return { output, run };
 }
 
@@ -116,8 +126,8 @@ export function failsafe(pipeline: Pipeline, what: string, cause: unknown, colle
  */
 function checkOutput(given: Message[], run: Run, hook: string): Message[] {
 	// Under isolate, what the taps put there is copied first: the check then reads data, not getters.
-	const output = run.isolate ? run.adoptAll(given) : given;
-	if (output.length !== given.length) run.observer?.tapped(hook, OUTPUT_CHECK, given, output);
+	const output = run.output.isolate ? run.output.adoptAll(given) : given;
+	if (output.length !== given.length) run.reports.observer?.tapped(hook, OUTPUT_CHECK, given, output);
 	const length = output.length;
 	let first = 0;
 	try {
@@ -138,6 +148,7 @@ function checkOutput(given: Message[], run: Run, hook: string): Message[] {
 
 /** The careful pass, from the first entry that is not obviously a pi-ai message. */
 function recheck(output: Message[], from: number, run: Run, hook: string): Message[] {
+	const { reports } = run;
 	let kept: Message[] | undefined;
 	const keys = {};
 	const length = output.length;
@@ -149,13 +160,13 @@ function recheck(output: Message[], from: number, run: Run, hook: string): Messa
 		}
 		kept ??= output.slice(0, i);
 		if (item === undefined && isHole(output, i)) {
-			if (run.listening) run.report(outputRejected(i, undefined));
+			if (reports.listening) reports.report(outputRejected(i, undefined));
 			i = nextPresent(output, i, keys) - 1;
 			continue;
 		}
-		if (run.listening) run.report(outputRejected(i, item));
+		if (reports.listening) reports.report(outputRejected(i, item));
 	}
 	if (kept === undefined) return output;
-	run.observer?.tapped(hook, OUTPUT_CHECK, output, kept);
+	reports.observer?.tapped(hook, OUTPUT_CHECK, output, kept);
 	return kept;
 }

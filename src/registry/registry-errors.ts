@@ -151,6 +151,19 @@ export const applyThrew = (name: string, cause: unknown): InvalidPluginError =>
 		{ plugin: name, cause },
 	);
 
+export const badTimeout = (value: unknown): InvalidPluginError =>
+	new InvalidPluginError(
+		`createRegistry() was given asyncTimeoutMs ${describeValue(value)}; it takes a number of milliseconds >= 0 (Infinity, or any value above ${MAX_TIMEOUT_MS}, for no bound), or nothing.`,
+	);
+
+/** The longest delay Node's (and a browser's) `setTimeout` keeps: a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+export const badSanitizer = (value: unknown): InvalidPluginError =>
+	new InvalidPluginError(
+		`registry.sanitize() was given ${describeValue(value)}. A sanitizer is { name: "my-sanitizer", prepare(ctx) { return (message) => message; } }: the name is used in every error and trace.`,
+	);
+
 export const namelessConverter = (method: string, role: unknown): InvalidPluginError =>
 	new InvalidPluginError(
 		`registry.${method}(${quote(role)}, …) needs options.name, the plugin name used in every error and trace, e.g. { name: "my-extension" }.`,

@@ -11,6 +11,7 @@ import {
 	type ConverterList,
 	type ConvertLoop,
 	interpret,
+	type LoopKind,
 	passThrough,
 	type RoleEntry,
 	type RoleTable,
@@ -34,6 +35,13 @@ export interface AddOptions {
 
 const NO_CONVERTERS: ConverterList = Object.freeze({ names: [], fns: [], modelRole: false });
 
+/** How a store builds its loops: generated code, or never (a host that refuses code generation). */
+export interface LoopOptions {
+	readonly generate: boolean;
+	/** Called with the source of every loop compiled (tests count them and read the source). */
+	readonly onCompile?: ((source: string | undefined) => void) | undefined;
+}
+
 export class ConverterStore {
 	/** Role → its generic converters, in the order they are asked. Roles in registration order. */
 	private readonly byRole = new Map<string, Stored[]>();
@@ -41,8 +49,17 @@ export class ConverterStore {
 	private readonly byCustomType = new Map<string, Stored[]>();
 	/** Role → the plugin that excludes its `excludeFromContext` messages. */
 	readonly exclusions = new Map<string, string>();
+	/** The table of the last conversion; `dirty` lists the roles changed since. */
 	private table: RoleTable | undefined;
-	private loops: { identity?: ConvertLoop; traced?: ConvertLoop } = {};
+	private readonly dirty = new Set<string>();
+	private typed: ReadonlyMap<string, ConverterList> = new Map();
+	private typedDirty = false;
+	private loops: { [kind in LoopKind]?: ConvertLoop } = {};
+	/** Conversions since the last change, and whether a table that lived one conversion waits for a second. */
+	private uses = 0;
+	private patient = false;
+
+	constructor(private readonly options: LoopOptions = { generate: true }) {}
 
 	/**
 	 * One converter per slot unless `override`; an override goes in front of every converter it
@@ -68,13 +85,14 @@ export class ConverterStore {
 		while (at < list.length && (list[at] as Stored).override && (list[at] as Stored).stage < stored.stage) at++;
 		list.splice(at, 0, stored);
 		if (customType !== undefined && !this.byRole.has("custom")) this.byRole.set("custom", []);
-		this.changed();
+		if (customType !== undefined) this.typedDirty = true;
+		this.changed(customType === undefined ? role : "custom");
 	}
 
 	exclude(role: string, name: string): void {
 		if (this.exclusions.has(role)) return;
 		this.exclusions.set(role, name);
-		this.changed();
+		this.changed(role);
 	}
 
 	/** The roles with at least one converter, in registration order. */
@@ -93,25 +111,39 @@ export class ConverterStore {
 		return Object.freeze(infos);
 	}
 
-	/** The loop to convert with: compiled once per table; `traced` when outputs are copied or traced. */
-	loop(traced: boolean): ConvertLoop {
+	/**
+	 * The loop of one conversion (see {@link LoopKind}). Compiled lazily, once
+	 * per table: on the first conversion after a change, or, when the last table changed after a
+	 * single conversion (registering between conversions), on the second, so interleaving `register`
+	 * and `convert` runs the interpreted loop instead of compiling every time.
+	 */
+	loop(kind: LoopKind): ConvertLoop {
 		const table = this.getTable();
-		if (traced) {
-			this.loops.traced ??= compileLoop(table, false);
-			return this.loops.traced;
-		}
-		this.loops.identity ??= compileLoop(table, true);
-		return this.loops.identity;
+		this.uses++;
+		const compiled = this.loops[kind];
+		if (compiled !== undefined) return compiled;
+		if (!this.options.generate || (this.patient && this.uses < 2)) return interpret(table, kind);
+		const { loop, source } = compileLoop(table, kind);
+		this.options.onCompile?.(source);
+		this.loops[kind] = loop;
+		return loop;
 	}
 
-	/** The same loop, never generated: what a host that forbids `new Function` runs. */
-	interpreted(): ConvertLoop {
-		return interpret(this.getTable());
-	}
-
+	/** The role table, brought up to date: only the roles changed since the last call are rebuilt. */
 	getTable(): RoleTable {
-		this.table ??= this.build();
-		return this.table;
+		if (this.table !== undefined && this.dirty.size === 0) return this.table;
+		if (this.typedDirty) {
+			const typed = new Map<string, ConverterList>();
+			for (const [customType, list] of this.byCustomType) typed.set(customType, toList(list, false));
+			this.typed = typed;
+			this.typedDirty = false;
+		}
+		// A copy, so a conversion under way keeps the table it started with.
+		const table = new Map(this.table);
+		for (const role of this.dirty) table.set(role, this.entry(role, this.byRole.get(role) ?? []));
+		this.dirty.clear();
+		this.table = table;
+		return table;
 	}
 
 	private listOf(map: Map<string, Stored[]>, key: string): Stored[] {
@@ -123,28 +155,23 @@ export class ConverterStore {
 		return list;
 	}
 
-	private changed(): void {
-		this.table = undefined;
+	private changed(role: string): void {
+		this.dirty.add(role);
 		this.loops = {};
+		// A table used by exactly one conversion before this change: registering between conversions.
+		if (this.uses === 1) this.patient = true;
+		else if (this.uses > 1) this.patient = false;
+		this.uses = 0;
 	}
 
-	private build(): RoleTable {
-		const typed = new Map<string, ConverterList>();
-		for (const [customType, list] of this.byCustomType) typed.set(customType, toList(list, false));
-		const table = new Map<string, RoleEntry>();
-		const add = (role: string, stored: readonly Stored[]) => {
-			const list = stored.length === 0 ? NO_CONVERTERS : toList(stored, isModelRole(role));
-			const byCustomType = role === "custom" && typed.size > 0 ? typed : undefined;
-			const identity =
-				list.modelRole && byCustomType === undefined && list.fns.length === 1 && list.fns[0] === passThrough;
-			table.set(role, { role, list, byCustomType, identity, excludedBy: this.exclusions.get(role) });
-		};
-		for (const [role, stored] of this.byRole) add(role, stored);
-		for (const role of this.exclusions.keys()) if (!table.has(role)) add(role, []);
-		return table;
+	private entry(role: string, stored: readonly Stored[]): RoleEntry {
+		const list = stored.length === 0 ? NO_CONVERTERS : toList(stored, isModelRole(role));
+		const byCustomType = role === "custom" && this.typed.size > 0 ? this.typed : undefined;
+		const identity =
+			list.modelRole && byCustomType === undefined && list.fns.length === 1 && list.fns[0] === passThrough;
+		return { role, list, byCustomType, identity, excludedBy: this.exclusions.get(role) };
 	}
 }
-
 function toList(stored: readonly Stored[], modelRole: boolean): ConverterList {
 	return Object.freeze({
 		names: Object.freeze(stored.map((s) => s.name)),

@@ -1,9 +1,10 @@
+/** The public types of the registry: plugins, options, a conversion's result and the `Registry` itself. */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import type { AgentRole, Converter, ConverterInfo, ExcludeOptions, RegisterOptionsFor } from "./converter-types.js";
 import type { Explanation } from "./explain-types.js";
-import type { RegistryHooks } from "./hook-types.js";
+import type { RegistryHooks, Sanitizer } from "./hook-types.js";
 
 export type * from "./converter-types.js";
 export type * from "./explain-types.js";
@@ -68,7 +69,10 @@ export interface RegistryOptions {
 	 * A time limit, in milliseconds, for each `afterConvertAsync` tap. A tap that has not settled in
 	 * time fails closed, since it may be the one that redacts: a lenient `convertAsync` reports an
 	 * `AsyncHookTimeoutError` and resolves with `[]` (nothing unfiltered reaches the model), a strict
-	 * one rejects with it; later taps do not run. Default: no limit.
+	 * one rejects with it; later taps do not run. Default: no limit. `Infinity`, or any value above
+	 * 2³¹−1 ms (about 24.8 days, the longest delay `setTimeout` keeps), means no limit too;
+	 * `createRegistry` throws `InvalidPluginError` for a negative value, `NaN` or a value that is not a
+	 * number.
 	 */
 	asyncTimeoutMs?: number;
 }
@@ -125,6 +129,14 @@ export interface Registry {
 	 * @throws {InvalidPluginError} without `options.name`, or for a role that is not a string.
 	 */
 	exclude(role: AgentRole, options: ExcludeOptions): Registry;
+	/**
+	 * Adds a per-message post-conversion stage (see {@link Sanitizer}): an `afterConvert` tap named
+	 * `sanitizer.name` at `sanitizer.stage` (default `Stage.SANITIZE`) that the registry applies inside
+	 * the conversion loop when nothing before it can change the output, so the output is not walked
+	 * twice. `blockImages` is one. Chainable.
+	 * @throws {InvalidPluginError} without a name or a `prepare` function.
+	 */
+	sanitize(sanitizer: Sanitizer): Registry;
 	/**
 	 * The converters of `role` in the order they are asked (for `custom`: those registered with a
 	 * `customType` first, by type in registration order, then the generic ones): a frozen snapshot.

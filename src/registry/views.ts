@@ -1,71 +1,78 @@
 /**
  * The two read-only views a conversion hands to plugins: converters get a frozen `ConvertContext`,
- * taps a frozen `HookContext` whose run only this module (and the guard, through `runOf`) can reach.
+ * taps a frozen `HookContext` whose reports only this module (and the guard, through `runOf`) can reach.
  */
 import type { Message } from "@mariozechner/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import { isRecord } from "../values.js";
+import type { Collector } from "./collector.js";
 import type { ConvertContext } from "./converter-types.js";
 import type { HookContext, MessageSource } from "./hook-types.js";
-
-/** What the views read of their run (`Run` implements it). */
-export interface ViewSource {
-	readonly index: number;
-	readonly strict: boolean;
-	readonly listening: boolean;
-	readonly observer:
-		| { tapped(hook: string, plugin: string, before: readonly Message[], after: readonly Message[]): void }
-		| undefined;
-	maskedInput(): readonly unknown[];
-	sourceOf(message: Message): MessageSource | undefined;
-	inheritSource(message: Message, from: Message): void;
-	report(error: ConvertToLlmError): void;
-}
+import type { Reports } from "./reports.js";
+import type { RunInput } from "./run-input.js";
 
 /** What converters are told: read-only, so no converter can change what the next one or the registry sees. */
 export class ConverterView implements ConvertContext {
-	readonly #run: ViewSource;
-	constructor(run: ViewSource) {
-		this.#run = run;
+	readonly #index: () => number;
+	readonly #messages: () => readonly unknown[];
+	readonly #strict: boolean;
+	constructor(index: () => number, messages: () => readonly unknown[], strict: boolean) {
+		this.#index = index;
+		this.#messages = messages;
+		this.#strict = strict;
 		Object.freeze(this);
 	}
 	get index(): number {
-		return this.#run.index;
+		return this.#index();
 	}
 	get messages(): readonly unknown[] {
-		return this.#run.maskedInput();
+		return this.#messages();
 	}
 	get strict(): boolean {
-		return this.#run.strict;
+		return this.#strict;
 	}
 }
 Object.freeze(ConverterView.prototype);
 
-/** What taps are told. Its methods work unbound; the run behind it is reachable from this module only. */
+/** What taps are told. Its methods work unbound; the run's reports are reachable from this module only. */
 export class HookView implements HookContext {
-	readonly #run: ViewSource;
+	readonly #reports: Reports;
+	readonly #input: RunInput;
+	readonly #output: Collector;
 	readonly sourceOf: (message: Message) => MessageSource | undefined;
 	readonly inheritSource: (message: Message, from: Message) => void;
 	readonly report: (error: ConvertToLlmError) => void;
-	constructor(run: ViewSource) {
-		this.#run = run;
-		this.sourceOf = (message) => run.sourceOf(message);
-		this.inheritSource = (message, from) => run.inheritSource(message, from);
-		this.report = (error) => run.report(error);
+	/** `report`: where the context's reports go (a fused sanitizer's are set aside until its tap's turn). */
+	constructor(
+		reports: Reports,
+		input: RunInput,
+		output: Collector,
+		report: (error: ConvertToLlmError) => void = (error) => reports.report(error),
+	) {
+		this.#reports = reports;
+		this.#input = input;
+		this.#output = output;
+		this.sourceOf = (message) => output.sourceOf(message);
+		this.inheritSource = (message, from) => output.inheritSource(message, from);
+		this.report = report;
 		Object.freeze(this);
 	}
 	get input(): readonly unknown[] {
-		return this.#run.maskedInput();
+		return this.#input.maskedInput();
 	}
 	get strict(): boolean {
-		return this.#run.strict;
+		return this.#reports.strict;
 	}
 	get listening(): boolean {
-		return this.#run.listening;
+		return this.#reports.listening;
 	}
-	/** The run behind a context a tap was called with, or `undefined` for one the registry did not make. */
-	static runOf(ctx: unknown): ViewSource | undefined {
-		return isRecord(ctx) && #run in ctx ? (ctx as HookView).#run : undefined;
+	/** The reports behind a context a tap was called with, or `undefined` for one the registry did not make. */
+	static runOf(ctx: unknown): Reports | undefined {
+		return isRecord(ctx) && #reports in ctx ? (ctx as HookView).#reports : undefined;
+	}
+	/** The output behind a context the registry made (for its sanitizers' taps). */
+	static outputOf(ctx: unknown): Collector | undefined {
+		return isRecord(ctx) && #output in ctx ? (ctx as HookView).#output : undefined;
 	}
 }
 Object.freeze(HookView.prototype);

@@ -1,0 +1,191 @@
+/**
+ * One conversion's output as the loop builds it: each converter result appended (copied under
+ * `isolate`), traced to the input it came from when sources are tracked, and, under `isolate`, every
+ * entry a tap put there copied too, so nothing in the output is shared with the input.
+ */
+import type { Message } from "@mariozechner/pi-ai";
+import type { ConvertToLlmError } from "../errors.js";
+import { isModelMessage } from "../messages.js";
+import { isRecord } from "../values.js";
+import type { MessageSource, SanitizeMessage, Sanitizer } from "./hook-types.js";
+import { Copier } from "./isolate.js";
+import { adoptFailed, copyFailed, outputRejected } from "./registry-errors.js";
+import type { Reports } from "./reports.js";
+import { Sources } from "./sources.js";
+
+export class Collector {
+	private copier: Copier | undefined;
+	/** Under `isolate`: the loop's output as it was before the taps (every entry a copy the run made). */
+	private copied: readonly Message[] = [];
+	private readonly sources = new Sources();
+	/** The sanitizer the loop applies to each output it appends, when one is fused (`Run.fuse`). */
+	fused: FusedSanitizer | undefined;
+
+	constructor(
+		readonly isolate: boolean,
+		/** Whether outputs are traced to their inputs (`trackSources()` or `explain`). */
+		readonly tracking: boolean,
+		private readonly reports: Reports,
+	) {}
+
+	/** Appends converter `plugin`'s (checked) result for input `index`; `null` and `[]` append nothing. */
+	take(result: Message | readonly Message[] | null, index: number, plugin: string, out: Message[]): void {
+		const from = out.length;
+		if (result !== null) {
+			if (Array.isArray(result)) {
+				const list = result as readonly Message[];
+				for (let j = 0; j < list.length; j++) this.push(list[j] as Message, index, plugin, out);
+			} else this.push(result as Message, index, plugin, out);
+		}
+		if (this.tracking) {
+			this.sources.record(index, plugin, from, out);
+			this.reports.observer?.decided(index, plugin, out.length - from);
+		}
+	}
+
+	/** Appends `message`, through the fused sanitizer when there is one. */
+	keep(message: Message, out: Message[]): void {
+		if (this.fused?.sanitize === undefined) out.push(message);
+		else this.fused.keep(message, out);
+	}
+
+	/** Under `isolate`, the loop's output before any tap sees it: what `adoptAll` knows to be copies. */
+	converted(output: readonly Message[]): void {
+		this.copied = output.slice();
+	}
+
+	/**
+	 * `isolate`, after the taps: every entry of `output` that is not a copy the run made (a tap put a
+	 * history message there, or made one sharing its parts) is copied too, so nothing is shared.
+	 */
+	adoptAll(output: Message[]): Message[] {
+		const copied = this.copied;
+		// Most entries are where the loop put them: compared by position; a `Set` only for the others.
+		let moved: Set<Message> | undefined;
+		const isCopy = (message: Message, i: number): boolean => {
+			if (message === copied[i]) return true;
+			moved ??= new Set(copied);
+			return moved.has(message);
+		};
+		let adopted: Message[] | undefined;
+		for (let i = 0; i < output.length; i++) {
+			const message = output[i] as Message;
+			// Not an object: left for the final check, which drops it.
+			if (message === null || typeof message !== "object" || isCopy(message, i)) {
+				adopted?.push(message);
+				continue;
+			}
+			adopted ??= output.slice(0, i);
+			const copy = this.copyOf(message, (what, cause) => this.reports.report(adoptFailed(i, what, cause)));
+			if (copy === undefined) continue;
+			this.inheritSource(copy, message);
+			adopted.push(copy);
+		}
+		return adopted ?? output;
+	}
+
+	sourceOf(message: Message): MessageSource | undefined {
+		return this.tracking ? this.sources.of(message) : undefined;
+	}
+
+	inheritSource(message: Message, from: Message): void {
+		if (this.tracking) this.sources.inherit(message, from);
+	}
+
+	private push(message: Message, index: number, plugin: string, out: Message[]): void {
+		if (!this.isolate) {
+			this.keep(message, out);
+			return;
+		}
+		const copy = this.copyOf(message, (what, cause) =>
+			this.reports.reportAt(index, copyFailed(index, roleOf(message), plugin, what, cause)),
+		);
+		if (copy !== undefined) out.push(copy);
+	}
+
+	/** `isolate`: a copy of `message` (remembered as one), or `undefined` when it cannot be copied at all. */
+	private copyOf(message: Message, failed: (what: string, cause?: unknown) => void): Message | undefined {
+		this.copier ??= new Copier();
+		const before = this.copier.leftOut;
+		let copy: Message;
+		try {
+			copy = this.copier.copyMessage(message);
+		} catch (cause) {
+			failed("it cannot be read as data", cause);
+			return undefined;
+		}
+		if (this.copier.leftOut !== before) failed("it holds values that are not data");
+		return copy;
+	}
+}
+
+/**
+ * A sanitizer applied inside the loop: each appended output goes through it; its reports are set
+ * aside until {@link FusedSanitizer.flush}, where its tap would have made them. When it is the only
+ * `afterConvert` tap (`checks`), the final check of the output is made here too, message by message,
+ * so the output is walked once: what the check drops is reported after the sanitizer's reports, at
+ * the position the check would have given, as the pipeline's check does after the tap.
+ */
+export class FusedSanitizer {
+	/** The prepared function of this run (`undefined`: nothing to do this time). */
+	sanitize: SanitizeMessage | undefined;
+	private dropped = 0;
+	private rejected = 0;
+	private readonly setAside: ConvertToLlmError[] = [];
+	private readonly checked: ConvertToLlmError[] = [];
+
+	constructor(
+		readonly sanitizer: Sanitizer,
+		/** Whether this run's final check is made here (the sanitizer is the hook's only tap). */
+		readonly checks: boolean,
+		private readonly reports: Reports,
+	) {}
+
+	/** Where the sanitizer's reports wait. */
+	report(error: ConvertToLlmError): void {
+		this.setAside.push(error);
+	}
+
+	/** Appends what the sanitizer makes of `message`, at the position the tap would have seen it. */
+	keep(message: Message, out: Message[]): void {
+		const sanitize = this.sanitize as SanitizeMessage;
+		const result = sanitize(message, out.length + this.dropped);
+		if (result === null) this.dropped++;
+		else if (!this.checks || isMessage(result)) out.push(result);
+		else {
+			if (this.reports.listening) this.checked.push(outputRejected(out.length + this.rejected, result));
+			this.rejected++;
+		}
+	}
+
+	/** Reports what was set aside, in order: the sanitizer's, then the final check's. */
+	flush(): void {
+		const { reports } = this;
+		for (let i = 0; i < this.setAside.length; i++) reports.report(this.setAside[i] as ConvertToLlmError);
+		this.setAside.length = 0;
+		for (let i = 0; i < this.checked.length; i++) reports.report(this.checked[i] as ConvertToLlmError);
+		this.checked.length = 0;
+	}
+}
+
+/** The final check's test of one entry (`pipeline.ts` `checkOutput`): a pi-ai message, read once. */
+function isMessage(item: unknown): boolean {
+	if (typeof item === "object" && item !== null) {
+		try {
+			const role = (item as { role?: unknown }).role;
+			if (role === "user" || role === "assistant" || role === "toolResult" || role === "system") return true;
+		} catch {
+			// A getter or a proxy trap threw: read again, carefully, below.
+		}
+	}
+	return isModelMessage(item);
+}
+
+function roleOf(message: unknown): string {
+	try {
+		const role = isRecord(message) ? message.role : undefined;
+		return typeof role === "string" ? role : "unknown";
+	} catch {
+		return "unknown";
+	}
+}

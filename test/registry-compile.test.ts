@@ -1,0 +1,164 @@
+/**
+ * The generated converter loop, as a reviewer reads it: the source compiled for the default preset,
+ * which touches only its arguments (`input`, `port`) and what it is given by name; the port's
+ * member names are checked against the port's interface by the type checker.
+ */
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { createDefaultRegistry } from "../src/preset.js";
+import { type LoopPort, PORT } from "../src/registry/port.js";
+import type { RegistryOptions } from "../src/registry/types.js";
+import { user } from "./support/fixtures.js";
+
+const compiledSources = (options: RegistryOptions = {}): (string | undefined)[] => {
+	const sources: (string | undefined)[] = [];
+	const registry = createDefaultRegistry({
+		...options,
+		onCompile: (source: string | undefined) => sources.push(source),
+	} as RegistryOptions);
+	registry.convert([user("hi")]);
+	return sources;
+};
+
+describe("the generated converter loop", () => {
+	it("should name every member of the port, and only those", () => {
+		expectTypeOf<keyof typeof PORT>().toEqualTypeOf<keyof LoopPort>();
+		for (const [key, value] of Object.entries(PORT)) expect(value).toBe(key);
+	});
+
+	it("should reach the run only through the port's members", () => {
+		const [source] = compiledSources();
+		const used = new Set([...(source ?? "").matchAll(/\bport\.(\w+)/g)].map((match) => match[1]));
+		expect([...used].every((member) => member !== undefined && member in PORT)).toBe(true);
+		expect(source).not.toMatch(/\brun\b/);
+	});
+
+	it("should generate this loop for the default preset", () => {
+		const sources = compiledSources();
+		expect(sources).toHaveLength(1);
+		expect(sources[0]).toMatchInlineSnapshot(`
+			""use strict";
+			const L0 = entries[0].list, F0 = L0.fns[0];
+			const L1 = entries[1].list, F1 = L1.fns[0];
+			const L2 = entries[2].list, F2 = L2.fns[0];
+			const L3 = entries[3].list, F3 = L3.fns[0];
+			const L4 = entries[4].list, F4 = L4.fns[0];
+			const L5 = entries[5].list, F5 = L5.fns[0];
+			const L6 = entries[6].list, F6 = L6.fns[0];
+			const L7 = entries[7].list, F7 = L7.fns[0];
+			return function convertMessages(input, port) {
+				const out = [];
+				const view = port.view;
+				const length = input.length;
+				for (let i = 0; i < length; i++) {
+					const message = input[i];
+					try {
+						const role = message === null || typeof message !== "object" ? undefined : message.role;
+						if (typeof role !== "string") {
+							i = port.invalid(input, i, message);
+							continue;
+						}
+						switch (role) {
+							case "user": case "assistant": case "toolResult": case "system": out.push(message); continue;
+							case "bashExecution": {if (message.excludeFromContext) continue;
+								port.at(i);
+								let result;
+								try {
+									result = F4(message, view);
+								} catch (cause) {
+									threw(L4, 0, message, i, port, cause);
+									continue;
+								}
+								if (result !== null && typeof result === "object" && result !== message) {
+									const to = result.role;
+									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+										out.push(result);
+										continue;
+									}
+								}
+								const judged = judge(L4, 0, message, i, port, result);
+								if (judged === FAILED) continue;
+								if (judged === undefined) port.unhandled(i, "bashExecution", customTypeOf(message), L4.names);
+								else port.take(judged, i, L4.names[0], out);
+								continue;
+							}
+							case "custom": {
+								port.at(i);
+								let result;
+								try {
+									result = F5(message, view);
+								} catch (cause) {
+									threw(L5, 0, message, i, port, cause);
+									continue;
+								}
+								if (result !== null && typeof result === "object" && result !== message) {
+									const to = result.role;
+									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+										out.push(result);
+										continue;
+									}
+								}
+								const judged = judge(L5, 0, message, i, port, result);
+								if (judged === FAILED) continue;
+								if (judged === undefined) port.unhandled(i, "custom", customTypeOf(message), L5.names);
+								else port.take(judged, i, L5.names[0], out);
+								continue;
+							}
+							case "branchSummary": {
+								port.at(i);
+								let result;
+								try {
+									result = F6(message, view);
+								} catch (cause) {
+									threw(L6, 0, message, i, port, cause);
+									continue;
+								}
+								if (result !== null && typeof result === "object" && result !== message) {
+									const to = result.role;
+									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+										out.push(result);
+										continue;
+									}
+								}
+								const judged = judge(L6, 0, message, i, port, result);
+								if (judged === FAILED) continue;
+								if (judged === undefined) port.unhandled(i, "branchSummary", customTypeOf(message), L6.names);
+								else port.take(judged, i, L6.names[0], out);
+								continue;
+							}
+							case "compactionSummary": {
+								port.at(i);
+								let result;
+								try {
+									result = F7(message, view);
+								} catch (cause) {
+									threw(L7, 0, message, i, port, cause);
+									continue;
+								}
+								if (result !== null && typeof result === "object" && result !== message) {
+									const to = result.role;
+									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+										out.push(result);
+										continue;
+									}
+								}
+								const judged = judge(L7, 0, message, i, port, result);
+								if (judged === FAILED) continue;
+								if (judged === undefined) port.unhandled(i, "compactionSummary", customTypeOf(message), L7.names);
+								else port.take(judged, i, L7.names[0], out);
+								continue;
+							}
+							default: {
+								const entry = rest.size === 0 ? undefined : rest.get(role);
+								if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
+								else step(entry, message, i, port, out);
+							}
+						}
+					} catch (cause) {
+						port.failed(i, message, cause);
+					}
+				}
+				return out;
+			};"
+		`);
+	});
+});

@@ -1,0 +1,78 @@
+/**
+ * `registry.sanitize()`: a per-message stage that is an `afterConvert` tap (named, staged, listed by
+ * `explain`) and is applied inside the loop when nothing before it can change the output.
+ */
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+import { describe, expect, it } from "vitest";
+import { InvalidPluginError, type Sanitizer, Stage } from "../src/index.js";
+import { createDefaultRegistry } from "../src/preset.js";
+import { assistant, user } from "./support/fixtures.js";
+
+const noThinking: Sanitizer = {
+	name: "no-thinking",
+	prepare: () => (message) =>
+		message.role === "assistant" && message.content.some((b) => b.type === "thinking")
+			? { ...message, content: message.content.filter((b) => b.type !== "thinking") }
+			: message,
+};
+const thinking = () =>
+	assistant(
+		[
+			{ type: "thinking", thinking: "hmm" },
+			{ type: "text", text: "hi" },
+		],
+		{ timestamp: 2 },
+	) as Message;
+
+describe("registry.sanitize", () => {
+	it("should apply a sanitizer to every output, fused or as a tap, with the same result", () => {
+		const history = [user("a"), thinking(), user("b")] as AgentMessage[];
+		const fused = createDefaultRegistry().sanitize(noThinking);
+		const tapped = createDefaultRegistry().sanitize(noThinking);
+		tapped.hooks.afterConvert.intercept({});
+		const output = fused.convert(history);
+		expect(output[1]?.content).toEqual([{ type: "text", text: "hi" }]);
+		expect(output[0]).toBe(history[0]);
+		expect(tapped.convert(history)).toStrictEqual(output);
+	});
+
+	it("should be an afterConvert tap: named, at its stage, listed by explain", () => {
+		const registry = createDefaultRegistry().sanitize({ ...noThinking, stage: Stage.VERIFY });
+		const seen: Message[][] = [];
+		registry.hooks.afterConvert.tap("before-it", (messages) => {
+			seen.push(messages);
+			return [...messages, thinking()];
+		});
+		const output = registry.convert([user("a")]);
+		expect(registry.hooks.afterConvert.taps.map((t) => t.name)).toEqual(["before-it", "no-thinking"]);
+		expect(output).toHaveLength(2);
+		expect(output[1]?.content).toEqual([{ type: "text", text: "hi" }]);
+		expect(registry.explain([user("a")]).taps.map((t) => [t.plugin, t.changed])).toEqual([
+			["before-it", [1]],
+			["no-thinking", [1]],
+		]);
+	});
+
+	it("should skip a conversion when prepare returns undefined, and call prepare on every conversion", () => {
+		let prepared = 0;
+		const registry = createDefaultRegistry().sanitize({
+			name: "off",
+			prepare: () => {
+				prepared++;
+				return undefined;
+			},
+		});
+		const history = [thinking()] as AgentMessage[];
+		expect(registry.convert(history)[0]).toBe(history[0]);
+		registry.convert(history);
+		expect(prepared).toBe(2);
+	});
+
+	it.each([null, {}, { name: "", prepare: () => undefined }, { name: "x" }])(
+		"should throw InvalidPluginError for %o",
+		(bad) => {
+			expect(() => createDefaultRegistry().sanitize(bad as unknown as Sanitizer)).toThrow(InvalidPluginError);
+		},
+	);
+});
