@@ -54,10 +54,31 @@ export interface ErrorDetails {
 }
 
 /**
+ * Marks an error of this family (a non-enumerable own property). Registered (`Symbol.for`), so that the copies of
+ * these classes in the ESM and the CommonJS builds (two modules, two sets of classes) know each other.
+ */
+const ERROR_BRAND = Symbol.for("convert-to-llm.error");
+
+/**
+ * An error of this family from another copy of the classes (the other build), for one of our own
+ * classes (which has a static `code` of its own; the base's, `undefined`, matches every code).
+ */
+function isFamilyError(cls: object, value: unknown): boolean {
+	if (typeof value !== "object" || value === null || !Object.hasOwn(cls, "code")) return false;
+	if ((value as { [ERROR_BRAND]?: unknown })[ERROR_BRAND] !== true) return false;
+	const code = (cls as { code?: unknown }).code;
+	return code === undefined || (value as { code?: unknown }).code === code;
+}
+
+/**
  * Base class of every error convert-to-llm throws or reports on `hooks.error`.
  *
  * Contract: `instanceof ConvertToLlmError` holds for all of them, from any entry point, in ESM and
- * CJS; `code` is stable across versions; `role`, `index` and `plugin` are set where they apply.
+ * CJS: an error thrown through the CommonJS build is `instanceof` the ESM classes and the other way
+ * round (the class's `Symbol.hasInstance` accepts an error of the family, branded with a registered
+ * symbol, whose `code` is the class's static `code`); `code` is stable across versions; `role`,
+ * `index` and `plugin` are set where they apply. A subclass of your own is matched by the prototype
+ * chain only.
  *
  * @example
  * registry.hooks.error.tap("log", (error) => {
@@ -65,6 +86,16 @@ export interface ErrorDetails {
  * });
  */
 export class ConvertToLlmError extends Error {
+	/** The `code` of this class's errors; `undefined` here, on the base class, which every code matches. */
+	static get code(): ErrorCode | undefined {
+		return undefined;
+	}
+
+	static override [Symbol.hasInstance](value: unknown): boolean {
+		// biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asks about, a subclass as often as not.
+		return Function.prototype[Symbol.hasInstance].call(this, value) || isFamilyError(this, value);
+	}
+
 	readonly code: ErrorCode;
 	readonly role: string | undefined;
 	readonly customType: string | undefined;
@@ -74,6 +105,9 @@ export class ConvertToLlmError extends Error {
 	constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
 		super(message, details.cause === undefined ? undefined : { cause: details.cause });
 		this.name = new.target.name;
+		// Static getters and a constructor statement rather than class fields: the CommonJS build's
+		// transform turns static fields into anonymous classes, which would lose `new.target.name`.
+		Object.defineProperty(this, ERROR_BRAND, { value: true });
 		this.code = code;
 		this.role = details.role;
 		this.customType = details.customType;
@@ -97,6 +131,9 @@ export class ConvertToLlmError extends Error {
  * });
  */
 export class UnknownRoleError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.UNKNOWN_ROLE;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.UNKNOWN_ROLE, message, details);
 	}
@@ -121,6 +158,9 @@ export class UnknownRoleError extends ConvertToLlmError {
  * });
  */
 export class ConversionError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.CONVERSION_FAILED;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.CONVERSION_FAILED, message, details);
 	}
@@ -141,6 +181,9 @@ export class ConversionError extends ConvertToLlmError {
  * });
  */
 export class InvalidMessageError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.INVALID_MESSAGE;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.INVALID_MESSAGE, message, details);
 	}
@@ -161,6 +204,9 @@ export class InvalidMessageError extends ConvertToLlmError {
  * }
  */
 export class DuplicateConverterError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.DUPLICATE_CONVERTER;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.DUPLICATE_CONVERTER, message, details);
 	}
@@ -184,6 +230,9 @@ export class DuplicateConverterError extends ConvertToLlmError {
  * }
  */
 export class InvalidPluginError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.INVALID_PLUGIN;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.INVALID_PLUGIN, message, details);
 	}
@@ -204,6 +253,9 @@ export class InvalidPluginError extends ConvertToLlmError {
  * }
  */
 export class AsyncHookInSyncConvertError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.ASYNC_HOOK_IN_SYNC_CONVERT;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.ASYNC_HOOK_IN_SYNC_CONVERT, message, details);
 	}
@@ -222,6 +274,9 @@ export class AsyncHookInSyncConvertError extends ConvertToLlmError {
  * });
  */
 export class AsyncHookTimeoutError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.ASYNC_HOOK_TIMEOUT;
+	}
 	constructor(message: string, details: ErrorDetails = {}) {
 		super(ErrorCode.ASYNC_HOOK_TIMEOUT, message, details);
 	}
@@ -291,6 +346,9 @@ export interface LintErrorDetails extends ErrorDetails {
  * });
  */
 export class LintError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.LINT;
+	}
 	readonly rule: LintRule;
 	readonly outputIndex: number;
 	constructor(message: string, details: LintErrorDetails) {
@@ -322,6 +380,9 @@ export interface SessionErrorDetails extends ErrorDetails {
  * for (const problem of readSession(text).problems) console.warn(`line ${problem.line}: ${problem.message}`);
  */
 export class InvalidSessionError extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.INVALID_SESSION;
+	}
 	readonly file: string | undefined;
 	readonly line: number | undefined;
 	readonly entryId: string | undefined;

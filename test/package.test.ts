@@ -105,7 +105,7 @@ beforeAll(async () => {
 		return join(packDir, info?.filename ?? "");
 	});
 	publint = packed.then((tarball) => run(join(BIN, "publint"), ["--strict", tarball]));
-	attw = packed.then((tarball) => run(join(BIN, "attw"), [tarball, "--profile", "node16", "--format", "json"]));
+	attw = packed.then((tarball) => run(join(BIN, "attw"), [tarball, "--format", "json"]));
 	const [esm, cjs] = await Promise.all([runConsumer("esm-consumer.mjs"), runConsumer("cjs-consumer.cjs")]);
 	consumers.esm = esm;
 	consumers.cjs = cjs;
@@ -312,16 +312,27 @@ describe("the packed tarball", () => {
 		expect(result.stdout).not.toMatch(/Errors:|Warnings:|Suggestions:/);
 	});
 
-	it("should pass @arethetypeswrong/cli with the node16 profile", async () => {
+	it("should pass @arethetypeswrong/cli under node10, node16 (CJS and ESM) and bundler, every entry resolved", async () => {
 		const result = await attw;
 		expect(result.code, output(result)).toBe(0);
 		const { analysis } = JSON.parse(result.stdout) as {
-			analysis: { entrypoints: Record<string, unknown>; problems: { kind: string; resolutionKind?: string }[] };
+			analysis: {
+				entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName?: string } }> }>;
+				problems: { kind: string; resolutionKind?: string }[];
+			};
 		};
 		expect(Object.keys(analysis.entrypoints)).toEqual(
 			expect.arrayContaining([".", "./preset", "./hooks", "./earendil", "./earendil/preset", "./earendil/hooks"]),
 		);
-		// The node16 profile ignores node10 (which predates `exports`); nothing else may be reported.
-		expect(analysis.problems.filter((problem) => problem.resolutionKind !== "node10")).toEqual([]);
+		// The strict profile: node10 (a "module": "commonjs" project) counts too, through typesVersions.
+		expect(analysis.problems).toEqual([]);
+		for (const [entry, { resolutions }] of Object.entries(analysis.entrypoints)) {
+			for (const kind of ["node10", "node16-cjs", "node16-esm", "bundler"]) {
+				expect(resolutions[kind]?.resolution?.fileName, `${entry} under ${kind}`).toBeDefined();
+			}
+			if (entry.startsWith("./earendil")) {
+				expect(resolutions.node10?.resolution?.fileName, entry).toMatch(/\/dist\/earendil\/[a-z]+\.d\.cts$/);
+			}
+		}
 	});
 });

@@ -4,54 +4,21 @@
  * cli-e2e) then use dist/ as it is.
  *
  * dist/ is stale when a file package.json points at (`exports`, `bin`) is missing or older than the
- * newest file under src/, package.json or tsup.config.ts. Two vitest runs in this checkout build one
+ * newest file under src/, scripts/, package.json or tsup.config.ts (scripts/build-state.mjs, which
+ * `npm start` uses too). Two vitest runs in this checkout build one
  * at a time (a directory lock), since tsup cleans dist/ before it writes.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shippedTargets, staleness } from "../../scripts/build-state.mjs";
 import { resolvePiNode } from "../../scripts/pi-node.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD_LOCK = join(ROOT, "node_modules/.cache/convert-to-llm-build.lock");
 /** A lock older than any build takes was left by a crashed run. */
 const STALE_LOCK_MS = 180_000;
-
-/** Every dist/ file package.json points at (exports, bin): what a build must have produced. */
-function shippedTargets(): string[] {
-	const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports?: unknown; bin?: unknown };
-	const targets: string[] = [];
-	const collect = (value: unknown): void => {
-		if (typeof value === "string") {
-			if (value.startsWith("./dist/")) targets.push(join(ROOT, value));
-		} else if (value !== null && typeof value === "object") {
-			for (const inner of Object.values(value)) collect(inner);
-		}
-	};
-	collect(pkg.exports);
-	collect(pkg.bin);
-	return targets;
-}
-
-function newestMtime(path: string): number {
-	const stat = statSync(path);
-	if (!stat.isDirectory()) return stat.mtimeMs;
-	let newest = stat.mtimeMs;
-	for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-	return newest;
-}
-
-/** Why dist/ needs a build, or `undefined` when it is fresh. */
-function staleness(): string | undefined {
-	const targets = shippedTargets();
-	if (targets.length === 0) return "package.json names no dist/ file";
-	const missing = targets.find((target) => !existsSync(target));
-	if (missing) return `${missing} is missing`;
-	const oldestBuilt = Math.min(...targets.map((target) => statSync(target).mtimeMs));
-	const newestSource = Math.max(...["src", "package.json", "tsup.config.ts"].map((p) => newestMtime(join(ROOT, p))));
-	return oldestBuilt < newestSource ? "dist/ is older than the sources" : undefined;
-}
 
 async function withBuildLock(fn: () => void): Promise<void> {
 	mkdirSync(dirname(BUILD_LOCK), { recursive: true });
