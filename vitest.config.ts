@@ -8,7 +8,7 @@ export default defineConfig({
 		// Type tests (`expectTypeOf`, `@ts-expect-error`) run beside the runtime tests.
 		typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
 		// `vitest run --coverage` (needs @vitest/coverage-v8): the registry core and the built-ins keep
-		// at least 95% of their lines covered (issue 8); type-only files have no lines to cover.
+		// at least 95% of their lines covered; type-only files have no lines to cover.
 		coverage: {
 			provider: "v8",
 			include: ["src/registry/**/*.ts", "src/builtin-converters/**/*.ts"],

@@ -1,9 +1,9 @@
 /**
- * The CLI against unbounded input and every way a run can fail (issue 9, items 8 and 15), run
- * in-process: only a regular file or `-` is read, at most `--max-input`; a plugin module that throws
- * anything, a history too deep to serialize, output that cannot be written and a Proxy whose traps
- * throw are each one line and a non-zero status. `cli-e2e.test.ts` runs the cases that need a
- * process (a plugin that never settles, a full disk, an endless pipe) on the built binary.
+ * The CLI against unbounded input and every way a run can fail, run in-process: only a regular file
+ * or `-` is read, at most `--max-input`; a plugin module that throws anything, a history too deep
+ * to serialize, output that cannot be written and a Proxy whose traps throw are each one line and a
+ * non-zero status. `cli-e2e.test.ts` runs the cases that need a process (a plugin that never
+ * settles, a full disk, an endless pipe) on the built binary.
  */
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

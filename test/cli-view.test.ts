@@ -293,7 +293,7 @@ describe("the view of long and hostile labels", () => {
 	});
 });
 
-describe('the view of image blocks not typed "image" (issue 9 item 3)', () => {
+describe('the view of image blocks not typed "image"', () => {
 	const odd = [
 		{
 			role: "user",

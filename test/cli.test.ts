@@ -448,7 +448,7 @@ describe("convert-to-llm view of a pi 1.x session", () => {
 		expect(run.stderr).not.toContain("leafId");
 	});
 
-	it("should warn of a timestamp without a primitive value instead of failing with an unexpected error (issue 9 item 14)", async () => {
+	it("should warn of a timestamp without a primitive value instead of failing with an unexpected error", async () => {
 		const text = `${read(PI1)}{"type":"custom_message","id":"c1","parentId":"u0000002","timestamp":{"valueOf":0,"toString":0},"customType":"x","content":"c","display":true}\n`;
 		const run = await cli(["-"], { stdin: text });
 		expect(run.code).toBe(0);

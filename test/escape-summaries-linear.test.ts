@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 6: `escapeSummaries` in linear time. Before, `<` followed by a whitespace run
+ * `escapeSummaries` in linear time. Before, `<` followed by a whitespace run
  * backtracked O(n²) (`\s*\/?\s*` tries every split of the run): a 100 KB summary cost 12.7 s on every
  * conversion. Each adversarial summary here is 1 MB and must escape within a generous multiple of a
  * plain 1 MB summary that the same pattern scans, measured as a ratio of the best of several runs,

@@ -1,5 +1,5 @@
 /**
- * The opt-in hardening of issue 4: `escapeSummaries`, `safeFences`, `excludeCustomMessages()` and
+ * The opt-in hardening: `escapeSummaries`, `safeFences`, `excludeCustomMessages()` and
  * `lint`. Each table starts from what pi-coding-agent 0.73.1 does (the reproduction)
  * and shows what the plugin changes, and that it changes nothing else.
  */
@@ -298,7 +298,7 @@ describe("safeFences", () => {
 		expect(errors).toEqual([]);
 	});
 
-	it("should convert a run whose command is not text itself, as pi prints it (issue 9 item 4: never the built-in)", () => {
+	it("should convert a run whose command is not text itself, as pi prints it, never through the built-in", () => {
 		const odd = { ...bash("x", "y"), command: 7 } as unknown as AgentMessage;
 		expect(registry().convert([odd])).toStrictEqual(convertToLlm([odd]));
 		expect(registry().explain([odd]).messages[0]?.plugin).toBe(SAFE_FENCES_PLUGIN);

@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 2: `lint` and `blockImages` on pi 1.x histories, which hold `role: "system"` messages
+ * `lint` and `blockImages` on pi 1.x histories, which hold `role: "system"` messages
  * (pi-ai 1.6 `SystemMessage`). 0.73.1's pi-ai types have no such role, so the messages here are
  * hand-made against a local structural type. Read off `@earendil-works/pi-ai` 1.6.0:
  *

@@ -45,7 +45,7 @@ const assistant = (text: string, extra: object = {}) => ({
 	...extra,
 });
 
-/** The issue's reproduction: a Chinese prompt, and an English reply with two ✅ on one long line. */
+/** A Chinese prompt, and an English reply with two ✅ on one long line. */
 const REPRODUCTION = [
 	{ role: "user", content: "请帮我修复这个失败的测试，并解释为什么它会失败。".repeat(4), timestamp: 0 },
 	assistant(`Fixed the parser ✅ and the failing test ✅ ${"and explained each step of the change ".repeat(6)}`),
@@ -137,7 +137,7 @@ const arbWideHistory = fc
 	.map((history) => history as unknown as AgentMessage[]);
 
 describe("the /llm-context panel in terminal columns", () => {
-	it("should open on the issue's session at every width from 20 to 200, every line within the width as pi-tui measures it", async () => {
+	it("should open on a session of Chinese text and emoji at every width from 20 to 200, every line within the width as pi-tui measures it", async () => {
 		const { ctx, frames, notes } = tuiCtx(REPRODUCTION, widths);
 		await runCommand(createHost(pi, DEFAULT_HARDENING), createReporter(), "", ctx);
 		expect(notes).toEqual([]);

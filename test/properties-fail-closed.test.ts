@@ -1,7 +1,8 @@
 /**
- * The property suite for issue 9's fail-closed items (3, 4, 5, 6, 12, 18), over the generators of
+ * The property suite for the hardening plugins failing closed (strict images, non-string fields, one
+ * drop per unreadable message, hostile thrown values, live settings), over the generators of
  * `test/support/hostile.ts`: non-string fields, image blocks not typed "image", throwing getters and
- * hostile thrown values. Each property would have found its item: it fails on the code before the fix.
+ * hostile thrown values. Each property fails on the code before its fix.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
@@ -49,7 +50,7 @@ function blocksOf(output: readonly Message[]): unknown[] {
 const isText = (block: unknown): boolean =>
 	block !== null && typeof block === "object" && (block as { type?: unknown }).type === "text";
 
-describe("property: strict images (issue 9 item 3)", () => {
+describe("property: strict images", () => {
 	it("should leave only text blocks in user and toolResult content under blockImages({ strictImages: true })", () => {
 		fc.assert(
 			fc.property(fc.array(arbMixedContent, { maxLength: 5 }), fc.boolean(), (contents, keepUserText) => {
@@ -76,7 +77,7 @@ describe("property: strict images (issue 9 item 3)", () => {
 	});
 });
 
-describe("property: non-string fields (issue 9 item 4)", () => {
+describe("property: non-string fields", () => {
 	it("should keep every non-string summary inside its wrapper: the only </summary> is the wrapper's", () => {
 		fc.assert(
 			fc.property(arbNonStringField(arbHostileText), fc.boolean(), (summary, compaction) => {
@@ -135,7 +136,7 @@ describe("property: non-string fields (issue 9 item 4)", () => {
 	});
 });
 
-describe("property: fail closed per message (issue 9 items 5 and 12)", () => {
+describe("property: fail closed per message", () => {
 	it("should never send an image from a history with throwing getters, and report each unreadable message once", () => {
 		fc.assert(
 			fc.property(
@@ -190,7 +191,7 @@ describe("property: fail closed per message (issue 9 items 5 and 12)", () => {
 	});
 });
 
-describe("property: live settings (issue 9 item 18)", () => {
+describe("property: live settings", () => {
 	it("should read any setting value, or any hostile throw, the same way in blockImages and lint", () => {
 		fc.assert(
 			fc.property(

@@ -1,7 +1,8 @@
 /**
- * The invariants of issue 4, property-tested over generated histories and any combination of the
- * hardening plugins (`escapeSummaries`, `safeFences`, `blockImages` in both modes, `lint` in both
- * modes, `isolate`), with arbitrary post-conversion taps where the invariant says "whatever is tapped".
+ * The invariants of the opt-in hardening, property-tested over generated histories and any
+ * combination of the hardening plugins (`escapeSummaries`, `safeFences`, `blockImages` in both
+ * modes, `lint` in both modes, `isolate`), with arbitrary post-conversion taps where the invariant
+ * says "whatever is tapped".
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";

@@ -1,8 +1,8 @@
 /**
- * The registry's side of issue 9, one reproduction (or a stronger one) per item: structural
- * exclusion (2), sparse histories (9), `asyncTimeoutMs` (10), `isolate` on shared references and
- * cycles (11), hostile thrown values (12), no regular expression on the report path (13), the final
- * check of the output (16, 17), and one report per failing message (19).
+ * The registry against hostile input, one reproduction (or a stronger one) per behaviour: structural
+ * exclusion, sparse histories, `asyncTimeoutMs`, `isolate` on shared references and cycles, hostile
+ * thrown values, no regular expression on the report path, the final check of the output, and one
+ * report per failing message.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
@@ -25,7 +25,7 @@ import { bomb } from "./support/hostile.js";
 
 const vault = { role: "custom", customType: "vault", content: "token=SECRET-1", display: true, timestamp: 0 };
 
-describe("registry.exclude (issue 9 item 2)", () => {
+describe("registry.exclude", () => {
 	it("should drop an excluded message before a customType converter sees it", () => {
 		const registry = createDefaultRegistry().use(excludeCustomMessages());
 		const seen: unknown[] = [];
@@ -106,7 +106,7 @@ describe("registry.exclude (issue 9 item 2)", () => {
 	});
 });
 
-describe("sparse histories (issue 9 item 9)", () => {
+describe("sparse histories", () => {
 	it("should walk an empty array of length 2^32-1 by its elements and report its holes once", () => {
 		const registry = createRegistry().use(modelRoles);
 		const errors = collectErrors(registry);
@@ -138,7 +138,7 @@ describe("sparse histories (issue 9 item 9)", () => {
 	});
 });
 
-describe("asyncTimeoutMs (issue 9 item 10)", () => {
+describe("asyncTimeoutMs on a tap that never settles", () => {
 	it.each(MODES)("should fail closed when an afterConvertAsync tap never settles ($mode)", async ({ strict }) => {
 		const registry = createDefaultRegistry({ strict, asyncTimeoutMs: 20 });
 		const errors = collectErrors(registry);
@@ -210,7 +210,7 @@ describe("asyncTimeoutMs bounds", () => {
 	);
 });
 
-describe("isolate on shared references and cycles (issue 9 item 11)", () => {
+describe("isolate on shared references and cycles", () => {
 	it("should copy a DAG of 2^40 paths in linear time", () => {
 		let node: Record<string, unknown> = { type: "text", text: "leaf" };
 		for (let i = 0; i < 40; i++) node = { type: "text", text: String(i), left: node, right: node };
@@ -332,7 +332,7 @@ describe("isolate on shared references and cycles (issue 9 item 11)", () => {
 	});
 });
 
-describe("hostile thrown values (issue 9 item 12)", () => {
+describe("hostile thrown values", () => {
 	const throwsBomb = () => {
 		throw bomb();
 	};
@@ -394,7 +394,7 @@ describe("hostile thrown values (issue 9 item 12)", () => {
 	});
 });
 
-describe("the report path at the stack limit (issue 9 item 13)", () => {
+describe("the report path at the stack limit", () => {
 	it("should report a converter that overflows the stack, without a regular expression", () => {
 		const registry = createRegistry().use(modelRoles);
 		const errors = collectErrors(registry);
@@ -419,7 +419,7 @@ describe("the report path at the stack limit (issue 9 item 13)", () => {
 	});
 });
 
-describe("the final check of the output (issue 9 items 16, 17)", () => {
+describe("the final check of the output", () => {
 	it.each(MODES)("should drop raw history entries a tap pushed in place ($mode)", ({ strict }) => {
 		const registry = createDefaultRegistry({ strict });
 		const errors = collectErrors(registry);
@@ -471,7 +471,7 @@ describe("the final check of the output (issue 9 items 16, 17)", () => {
 	});
 });
 
-describe("one report per failing message (issue 9 item 19)", () => {
+describe("one report per failing message", () => {
 	it("should report a message whose field getter throws once, however many converters fail on it", () => {
 		const registry = createDefaultRegistry().use(safeFences());
 		registry.register(

@@ -1,8 +1,8 @@
 /**
- * The shape of the code (issue 8): no import circle anywhere in src/ (type-only imports included),
+ * The shape of the code: no import circle anywhere in src/ (type-only imports included),
  * a ground floor that imports nothing above it, no file in src/registry over 300 lines, no
- * function of the registry or the built-ins over about 100, and no class of theirs over 150 lines or
- * 10 public members.
+ * function of the registry or the built-ins over about 100, no class of theirs over 150 lines or
+ * 10 public members, and no test file that names an issue (tests are named by unit and behaviour).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -124,6 +124,39 @@ describe("sizes", () => {
 			"x.ts:Wide (11 public members)",
 			"x.ts:Long (151 lines)",
 		]);
+	});
+});
+
+/*
+ * Built from pieces so that this file itself does not match: the word, then a number or an opening
+ * parenthesis before it. Both patterns are linear (no nested quantifier).
+ */
+const WORD = ["iss", "ue"].join("");
+const ISSUE_NAMES = [new RegExp(`\\b${WORD}\\s+\\d+`, "i"), new RegExp(`\\(${WORD}\\b`, "i")];
+const testDir = join(root, "test");
+
+/** The `file:line` of every line of `text` that names an issue. */
+const issueNames = (name: string, text: string): string[] =>
+	text.split("\n").flatMap((line, i) => (ISSUE_NAMES.some((p) => p.test(line)) ? [`${name}:${i + 1}`] : []));
+
+describe("test names", () => {
+	it("should name no issue or ticket in any .ts, .mts or .mjs file under test/", () => {
+		const files = readdirSync(testDir, { recursive: true, encoding: "utf8" }).filter(
+			(name) => /\.(ts|mts|mjs)$/.test(name) && !name.split("/").includes("node_modules"),
+		);
+		expect(files.length).toBeGreaterThan(50);
+		expect(files.flatMap((name) => issueNames(name, readFileSync(join(testDir, name), "utf8")))).toEqual([]);
+	});
+
+	it("should catch an issue number or a parenthesised issue, so the rule can fail", () => {
+		const text = [
+			`describe("x (${WORD} 9 item 2)"`,
+			`// ${WORD.toUpperCase()}  12: y`,
+			`("a (${WORD}'s b)")`,
+			"fine",
+		];
+		expect(issueNames("x.ts", text.join("\n"))).toEqual(["x.ts:1", "x.ts:2", "x.ts:3"]);
+		expect(issueNames("y.ts", "/item 1/ of its result; the issuers' formats; tissue 3")).toEqual([]);
 	});
 });
 

@@ -1,5 +1,5 @@
 /**
- * One pipeline (issue 8): `explain` observes the run `convert` makes, so for any history and any
+ * One pipeline: `explain` observes the run `convert` makes, so for any history and any
  * mix of built-in and faulty plugins both give the same output and report the same problems, sync
  * and async; the compiled loop and its interpreted fallback (for CSP hosts) agree; the hooks behave
  * as tapable says; `converters(role)` shows what `register` did.
@@ -315,7 +315,7 @@ describe("registry.converters(role)", () => {
 	});
 });
 
-/** Entries as hostile as they come, each made fresh: what issue 9's reproductions used, and more. */
+/** Entries as hostile as they come, each made fresh: bombs, throwing getters, odd shapes. */
 const HOSTILE: Record<string, () => unknown> = {
 	bomb,
 	throwingRole: () => ({
@@ -395,7 +395,7 @@ function reachable(value: unknown, into = new Set<object>()): Set<object> {
 	return into;
 }
 
-describe("hostile histories (issue 9's generators)", () => {
+describe("generated hostile histories", () => {
 	it("should never throw when lenient, share nothing under isolate, and report each entry at most once", async () => {
 		await fc.assert(
 			fc.asyncProperty(

@@ -291,7 +291,7 @@ describe("buildSessionContext", () => {
 		["compaction", { summary: "S", firstKeptEntryId: "x", tokensBefore: 1 }, "compactionSummary"],
 		["branch_summary", { fromId: "x", summary: "S" }, "branchSummary"],
 	])(
-		"should report a %s timestamp without a primitive value as invalid, not throw a TypeError (issue 9 item 14)",
+		"should report a %s timestamp without a primitive value as invalid, not throw a TypeError",
 		(type, fields, role) => {
 			const text = `${JSON.stringify(HEADER)}\n{"type":"${type}","id":"z","parentId":null,"timestamp":{"valueOf":0,"toString":0},${JSON.stringify(fields).slice(1)}\n`;
 			const context = readSession(text);

@@ -1,6 +1,6 @@
 /**
- * `src/values.ts`: one home for value inspection (issue 8; issue 9 items 12, 13 and 18). Every helper
- * is total: it answers for the issue's hostile values (a proxy whose every trap throws another such
+ * `src/values.ts`: one home for value inspection (describing, quoting, reading settings). Every helper
+ * is total: it answers for hostile values (a proxy whose every trap throws another such
  * proxy, a revoked proxy, `Object.create(null)`, symbols) instead of throwing.
  */
 import { describe, expect, it } from "vitest";
@@ -26,7 +26,7 @@ const revoked = (): object => {
 };
 
 const hostile: { kind: string; value: () => unknown }[] = [
-	{ kind: "the issue's bomb", value: bomb },
+	{ kind: "a proxy whose every trap throws", value: bomb },
 	{ kind: "a revoked proxy", value: revoked },
 	{ kind: "Object.create(null)", value: () => Object.create(null) },
 	{ kind: "a symbol", value: () => Symbol("s") },
@@ -136,7 +136,7 @@ describe("isPluginShape: the shape registry.use() takes", () => {
 	});
 });
 
-describe("readSetting (issue 9 item 18)", () => {
+describe("readSetting", () => {
 	it.each([
 		[true, true],
 		[false, false],

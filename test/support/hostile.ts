@@ -1,5 +1,5 @@
 /**
- * Generators of what issue 9 found the hardening plugins did not survive: non-string fields, image
+ * Generators of what the hardening plugins once did not survive: non-string fields, image
  * blocks not typed `"image"`, throwing getters, and hostile thrown values. Each message generator
  * records, beside the message, what a fail-closed plugin must do with it.
  */
@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import fc from "fast-check";
 import { arbBlocks, arbImageContent, arbText, arbTextContent } from "./arbitraries.js";
 
-/** The issue's hostile thrown value: a proxy whose every trap throws another one. */
+/** A hostile thrown value: a proxy whose every trap throws another one. */
 export const bomb = (): object =>
 	new Proxy(
 		{},
