@@ -59,7 +59,7 @@ function crowded(count, kind) {
 	return registry;
 }
 
-/** Each case: [candidate, baseline], and a limit for the gates (the ratios) or none for figures. */
+/** Each case: [candidate, baseline], and a limit for the gates (the ratios the project targets) or none for figures. */
 const CASES = {
 	preset: {
 		title: "default preset / upstream convertToLlm",
@@ -178,7 +178,7 @@ const CASES = {
 			listened(createDefaultRegistry()).convert,
 		],
 	},
-	// The target: at most 10x the default preset. convertAsync of a registry that has scanned
+	// The target: at most 10x the default preset. convertAsync of a registry that has scanned
 	// this history before (as pi converts the whole history every turn); the first scan is in the warm-up.
 	redactSecrets: {
 		title: "redactSecrets() convertAsync, history seen before / default preset",
