@@ -4,10 +4,12 @@
  * server with a fixed 60×30 terminal, HOME and pi's agent directory in a temporary directory, the
  * loopback provider in models.json and the extension loaded from this package's directory with
  * `-e`. The session holds what makes a length-based cut overflow a terminal: a Chinese prompt, an
- * English reply with two `✅` on one long line, an emoji ZWJ sequence and a combining mark. pi's TUI
- * stops with an error on a rendered line wider than the terminal, so the panel must open, fit, and
- * close with pi still running. Every wait is bounded; the tmux servers and the temp directory are
- * removed in afterAll.
+ * English reply with two `✅` on one long line, an emoji ZWJ sequence and a combining mark. pi's
+ * regular TUI (0.73.1's only one, 1.6.0's `--tui-mode regular`) stops with an error on a rendered
+ * line wider than the terminal, and 1.6.0's default full-screen one cuts such a line itself, losing
+ * the panel's rows; so the panel must open with its own cut rows on screen, fit, and close with pi
+ * still running. Every wait is bounded; each test stops its tmux server and pi, afterAll any left,
+ * and removes the temp directory (the tmux sockets are in it).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
