@@ -216,6 +216,40 @@ const CASES = {
 	},
 };
 
+/**
+ * Paired, alternating rounds of `time(candidate)` and `time(baseline)` after `warmup` rounds: the
+ * median ratio and the mean time per call of each side. `time` may be async (awaited per round, so
+ * the await is outside what it measures).
+ */
+async function pairedRounds(time, candidate, baseline, { warmup, rounds, calls }) {
+	for (let i = 0; i < warmup; i++) {
+		await time(candidate);
+		await time(baseline);
+	}
+	const ratios = [];
+	let candidateNs = 0;
+	let baselineNs = 0;
+	for (let round = 0; round < rounds; round++) {
+		let c;
+		let b;
+		if (round % 2 === 0) {
+			c = await time(candidate);
+			b = await time(baseline);
+		} else {
+			b = await time(baseline);
+			c = await time(candidate);
+		}
+		ratios.push(c / b);
+		candidateNs += c;
+		baselineNs += b;
+	}
+	return {
+		ratio: median(ratios),
+		candidateMs: candidateNs / rounds / calls / 1e6,
+		baselineMs: baselineNs / rounds / calls / 1e6,
+	};
+}
+
 /** Like `runCase`, for a candidate that returns a promise (`convertAsync`); the baseline stays sync. */
 async function runAsyncCase(name) {
 	const history = createHistory(10_000);
@@ -228,27 +262,8 @@ async function runAsyncCase(name) {
 		return Number(process.hrtime.bigint() - start);
 	};
 	const rounds = name === "redactSecretsCold" ? 5 : ROUNDS;
-	for (let i = 0; i < Math.min(WARMUP, 3); i++) {
-		await time(candidate);
-		await time(baseline);
-	}
-	const ratios = [];
-	let candidateNs = 0;
-	let baselineNs = 0;
-	for (let round = 0; round < rounds; round++) {
-		const c = await time(candidate);
-		const b = await time(baseline);
-		ratios.push(c / b);
-		candidateNs += c;
-		baselineNs += b;
-	}
-	ratios.sort((x, y) => x - y);
-	return {
-		ratio: ratios[Math.floor(ratios.length / 2)],
-		candidateMs: candidateNs / rounds / calls / 1e6,
-		baselineMs: baselineNs / rounds / calls / 1e6,
-		kept,
-	};
+	const result = await pairedRounds(time, candidate, baseline, { warmup: Math.min(WARMUP, 3), rounds, calls });
+	return { ...result, kept };
 }
 
 /**
@@ -281,26 +296,8 @@ async function runCase(name) {
 		for (let i = 0; i < CALLS; i++) kept ^= fn(history).length;
 		return Number(process.hrtime.bigint() - start);
 	};
-	for (let i = 0; i < WARMUP; i++) {
-		time(candidate);
-		time(baseline);
-	}
-	const ratios = [];
-	let candidateNs = 0;
-	let baselineNs = 0;
-	for (let round = 0; round < ROUNDS; round++) {
-		const [c, b] = round % 2 === 0 ? [time(candidate), time(baseline)] : [time(baseline), time(candidate)].reverse();
-		ratios.push(c / b);
-		candidateNs += c;
-		baselineNs += b;
-	}
-	ratios.sort((x, y) => x - y);
-	return {
-		ratio: ratios[Math.floor(ratios.length / 2)],
-		candidateMs: candidateNs / ROUNDS / CALLS / 1e6,
-		baselineMs: baselineNs / ROUNDS / CALLS / 1e6,
-		kept,
-	};
+	const result = await pairedRounds(time, candidate, baseline, { warmup: WARMUP, rounds: ROUNDS, calls: CALLS });
+	return { ...result, kept };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
