@@ -252,3 +252,30 @@ export function readSetting(setting: unknown, onThrow: (cause: unknown) => void)
 	}
 	return Boolean(value);
 }
+
+/**
+ * `pending`, or a rejection with `timedOut()` once `ms` have passed, whichever comes first; the timer
+ * is cleared when `pending` settles. `unref`: the timer alone does not keep the process alive (the
+ * CLI, which must exit when its work is done); a library's deadline keeps it (it must fire).
+ */
+export function settleWithin<T>(
+	pending: Promise<T>,
+	ms: number,
+	timedOut: () => unknown,
+	options: { unref?: boolean } = {},
+): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const timer = setTimeout(() => reject(timedOut()), ms);
+		if (options.unref === true) timer.unref?.();
+		pending.then(
+			(value) => {
+				clearTimeout(timer);
+				resolve(value);
+			},
+			(error: unknown) => {
+				clearTimeout(timer);
+				reject(error);
+			},
+		);
+	});
+}

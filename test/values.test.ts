@@ -15,6 +15,7 @@ import {
 	isRecord,
 	quote,
 	readSetting,
+	settleWithin,
 	textOf,
 } from "../src/values.js";
 import { bomb } from "./support/hostile.js";
@@ -182,5 +183,18 @@ describe("textOf: the text of a value a view prints", () => {
 	it("should give the text of an error whose message has no primitive, in errorText too", () => {
 		const error = Object.assign(new Error(), { message: { valueOf: 0, toString: 0 } });
 		expect(errorText(error)).toBe("[object Object]");
+	});
+});
+
+describe("settleWithin", () => {
+	it("should settle as the promise does when it settles in time", async () => {
+		await expect(settleWithin(Promise.resolve(7), 1000, () => new Error("late"))).resolves.toBe(7);
+		await expect(settleWithin(Promise.reject(new Error("own")), 1000, () => new Error("late"))).rejects.toThrow(
+			"own",
+		);
+	});
+
+	it("should reject with the timeout's error when the promise does not settle in time", async () => {
+		await expect(settleWithin(new Promise(() => {}), 5, () => new Error("late"))).rejects.toThrow("late");
 	});
 });

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "../registry/types.js";
-import { isInstance, isPluginShape, isRecord } from "../values.js";
+import { isInstance, isPluginShape, isRecord, settleWithin } from "../values.js";
 import { CliError, codeOf, thrownText } from "./cli-error.js";
 
 /** The plugins one `--plugin` module gave. */
@@ -52,28 +52,15 @@ export async function loadPlugins(
  * finished loading; with a plugin's timer still running, this one ends the wait.
  */
 function withDeadline<T>(loading: Promise<T>, ms: number, spec: string): Promise<T> {
-	return new Promise<T>((resolve, reject) => {
-		const timer = setTimeout(
-			() =>
-				reject(
-					new CliError(
-						`plugin module "${spec}" did not finish loading within ${ms} ms (--timeout): it awaits something that does not settle. Fix the module, leave out --plugin ${spec}, or raise --timeout.`,
-					),
-				),
-			ms,
-		);
-		timer.unref?.();
-		loading.then(
-			(value) => {
-				clearTimeout(timer);
-				resolve(value);
-			},
-			(error: unknown) => {
-				clearTimeout(timer);
-				reject(error);
-			},
-		);
-	});
+	return settleWithin(
+		loading,
+		ms,
+		() =>
+			new CliError(
+				`plugin module "${spec}" did not finish loading within ${ms} ms (--timeout): it awaits something that does not settle. Fix the module, leave out --plugin ${spec}, or raise --timeout.`,
+			),
+		{ unref: true },
+	);
 }
 
 async function importModule(spec: string, cwd: string): Promise<Record<string, unknown>> {

@@ -5,7 +5,7 @@
  * value, strict ones throw, `explain` collects, and sees what each tap changed.
  */
 import type { ConvertToLlmError } from "../errors.js";
-import { describeValue } from "../values.js";
+import { describeValue, settleWithin } from "../values.js";
 import { asOurs, tapFaulty, tapThrew, tapTimedOut } from "./registry-errors.js";
 import { HookView } from "./views.js";
 
@@ -133,7 +133,7 @@ function guarded(type: "sync" | "async" | "promise", plugin: string, call: Fn, g
 				(result) => settle(result, args[0], args[1]),
 				(cause) => failed(cause, args[0], args[1]),
 			);
-			return timeoutMs === undefined ? done : withTimeout(done, timeoutMs, plugin);
+			return timeoutMs === undefined ? done : settleWithin(done, timeoutMs, () => tapTimedOut(plugin, timeoutMs));
 		};
 	}
 	return callbackTap(call, plugin, settle, failed, timeoutMs);
@@ -181,21 +181,4 @@ function callbackTap(
 			finish(() => failed(cause, args[0], args[1]));
 		}
 	};
-}
-
-/** `done`, or a rejection with the timeout error when it has not settled within `ms`. */
-function withTimeout(done: Promise<unknown>, ms: number, plugin: string): Promise<unknown> {
-	return new Promise((resolve, reject) => {
-		const timer = setTimeout(() => reject(tapTimedOut(plugin, ms)), ms);
-		done.then(
-			(value) => {
-				clearTimeout(timer);
-				resolve(value);
-			},
-			(error: unknown) => {
-				clearTimeout(timer);
-				reject(error);
-			},
-		);
-	});
 }
