@@ -46,9 +46,10 @@ describe("the generated converter loop", () => {
 			const L6 = entries[6].list, F6 = L6.fns[0];
 			const L7 = entries[7].list, F7 = L7.fns[0];
 			return function convertMessages(input, port) {
-				const out = [];
-				const view = port.view;
 				const length = input.length;
+				const out = length <= 1048576 ? new Array(length) : [];
+				let n = 0;
+				const view = port.view;
 				for (let i = 0; i < length; i++) {
 					const message = input[i];
 					try {
@@ -58,7 +59,7 @@ describe("the generated converter loop", () => {
 							continue;
 						}
 						switch (role) {
-							case "user": case "assistant": case "toolResult": case "system": out.push(message); continue;
+							case "user": case "assistant": case "toolResult": case "system": out[n++] = message; continue;
 							case "bashExecution": {if (message.excludeFromContext) continue;
 								port.at(i);
 								let result;
@@ -71,14 +72,14 @@ describe("the generated converter loop", () => {
 								if (result !== null && typeof result === "object" && result !== message) {
 									const to = result.role;
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-										out.push(result);
+										out[n++] = result;
 										continue;
 									}
 								}
 								const judged = judge(L4, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "bashExecution", customTypeOf(message), L4.names);
-								else port.take(judged, i, L4.names[0], out);
+								else { out.length = n; port.take(judged, i, L4.names[0], out); n = out.length; }
 								continue;
 							}
 							case "custom": {
@@ -93,14 +94,14 @@ describe("the generated converter loop", () => {
 								if (result !== null && typeof result === "object" && result !== message) {
 									const to = result.role;
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-										out.push(result);
+										out[n++] = result;
 										continue;
 									}
 								}
 								const judged = judge(L5, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "custom", customTypeOf(message), L5.names);
-								else port.take(judged, i, L5.names[0], out);
+								else { out.length = n; port.take(judged, i, L5.names[0], out); n = out.length; }
 								continue;
 							}
 							case "branchSummary": {
@@ -115,14 +116,14 @@ describe("the generated converter loop", () => {
 								if (result !== null && typeof result === "object" && result !== message) {
 									const to = result.role;
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-										out.push(result);
+										out[n++] = result;
 										continue;
 									}
 								}
 								const judged = judge(L6, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "branchSummary", customTypeOf(message), L6.names);
-								else port.take(judged, i, L6.names[0], out);
+								else { out.length = n; port.take(judged, i, L6.names[0], out); n = out.length; }
 								continue;
 							}
 							case "compactionSummary": {
@@ -137,28 +138,44 @@ describe("the generated converter loop", () => {
 								if (result !== null && typeof result === "object" && result !== message) {
 									const to = result.role;
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-										out.push(result);
+										out[n++] = result;
 										continue;
 									}
 								}
 								const judged = judge(L7, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "compactionSummary", customTypeOf(message), L7.names);
-								else port.take(judged, i, L7.names[0], out);
+								else { out.length = n; port.take(judged, i, L7.names[0], out); n = out.length; }
 								continue;
 							}
 							default: {
 								const entry = rest.size === 0 ? undefined : rest.get(role);
 								if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
-								else step(entry, message, i, port, out);
+								else { out.length = n; step(entry, message, i, port, out); n = out.length; }
 							}
 						}
 					} catch (cause) {
 						port.failed(i, message, cause);
 					}
 				}
+				out.length = n;
 				return out;
 			};"
 		`);
+	});
+
+	it("should append what a converter returns beside the messages it writes itself, in order and with no hole", () => {
+		const registry = createDefaultRegistry();
+		// Roles no declaration merging declares: their converters read the field each test message has.
+		const text = (message: unknown) => (message as { text: string }).text;
+		registry.register("pair" as "user", (message) => [user(`${text(message)} 1`), user(`${text(message)} 2`)], {
+			name: "pair",
+		});
+		for (let i = 0; i < 20; i++) registry.register(`unused${i}` as "user", () => null, { name: `unused-${i}` });
+		registry.register("late" as "user", (message) => [user(`${text(message)} late`)], { name: "late" });
+		const input = [user("a"), { role: "pair", text: "b" }, user("c"), { role: "late", text: "d" }, user("e")];
+		const output = registry.convert(input as never);
+		expect(output.map((message) => message.content)).toEqual(["a", "b 1", "b 2", "c", "d late", "e"]);
+		expect(Object.keys(output)).toHaveLength(output.length);
 	});
 });

@@ -2,6 +2,7 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import { type BashExecutionMessage, bashExecutionToText } from "../messages.js";
 import type { Plugin } from "../registry/index.js";
+import { bashTextMemo } from "./bash-text-memo.js";
 import { userText } from "./text-message.js";
 
 /** Name of the built-in `bashExecution` plugin. */
@@ -27,7 +28,8 @@ export function convertBashExecution(message: BashExecutionMessage): UserMessage
 
 /**
  * Built-in plugin for role `bashExecution`: registers {@link convertBashExecution} as
- * `convert-to-llm:bash-execution`, and excludes the role's `!!` runs (`excludeFromContext` truthy)
+ * `convert-to-llm:bash-execution` (each registry with its own memo of the runs' texts, see
+ * {@link bashTextMemo}: the same output, built once per run), and excludes the role's `!!` runs (`excludeFromContext` truthy)
  * with `registry.exclude`, so the registry drops them before any converter runs: an override such
  * as `safeFences()`, or one of your own, never sees them, nor do taps in `ctx.input`.
  *
@@ -42,6 +44,14 @@ export const bashExecution: Plugin = Object.freeze<Plugin>({
 	name: BASH_EXECUTION_PLUGIN,
 	apply(registry) {
 		registry.exclude("bashExecution", { name: BASH_EXECUTION_PLUGIN });
-		registry.register("bashExecution", convertBashExecution, { name: BASH_EXECUTION_PLUGIN });
+		const textOf = bashTextMemo();
+		registry.register(
+			"bashExecution",
+			function convertBashExecution(message: BashExecutionMessage): UserMessage | null {
+				if (message.excludeFromContext) return null;
+				return userText(textOf(message), message.timestamp);
+			},
+			{ name: BASH_EXECUTION_PLUGIN },
+		);
 	},
 });

@@ -42,6 +42,9 @@ const S = Object.freeze({
 	NONE: "NONE",
 } as const satisfies NamesOf<LoopScope>);
 
+/** Up to this input length the plain loop writes into an array made at once (beyond, a huge sparse input would make it a slow dictionary). */
+const PREALLOCATED = 1 << 20;
+
 /** The generated loop's own argument names. */
 const INPUT = "input";
 const P = "port";
@@ -78,9 +81,15 @@ export function compileLoop(table: RoleTable, kind: LoopKind): Compiled {
 /** The source of the loop over `switched` (and `rest`). */
 function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 	const inlineIdentity = kind !== "traced";
+	// The plain loop writes into an array made at the input's length (growing one by push costs
+	// more than the rest of the loop), counting with `n`; a call that appends by itself is handed the
+	// array cut to `n`, and `n` is read back after it.
+	const counted = kind === "plain";
 	// Appending a model message that needs no check: through the port when a sanitizer is fused.
-	const append = (value: string) => (kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : `out.push(${value});`);
-	const stepCall = (k: number) => `${S.step}(${S.entries}[${k}], message, i, ${P}, out); continue;`;
+	const append = (value: string) =>
+		kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : counted ? `out[n++] = ${value};` : `out.push(${value});`;
+	const handOver = (call: string) => (counted ? `out.length = n; ${call} n = out.length;` : call);
+	const stepCall = (k: number) => `${handOver(`${S.step}(${S.entries}[${k}], message, i, ${P}, out);`)} continue;`;
 	const identities: string[] = [];
 	const cases: string[] = [];
 	switched.forEach((entry, k) => {
@@ -88,16 +97,16 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 		if (!inlineIdentity) cases.push(`${label} ${stepCall(k)}`);
 		else if (entry.identity && entry.excludedBy === undefined) identities.push(label);
 		else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-			cases.push(`${label} {${single(entry, k, append)}}`);
+			cases.push(`${label} {${single(entry, k, append, handOver)}}`);
 		else cases.push(`${label} ${stepCall(k)}`);
 	});
 	const identity = identities.length === 0 ? "" : `${identities.join(" ")} ${append("message")} continue;`;
 	return `"use strict";
 ${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
 return function convertMessages(${INPUT}, ${P}) {
-	const out = [];
-	const view = ${P}.${PORT.view};
 	const length = ${INPUT}.length;
+	${counted ? `const out = length <= ${PREALLOCATED} ? new Array(length) : [];\n\tlet n = 0;` : "const out = [];"}
+	const view = ${P}.${PORT.view};
 	for (let i = 0; i < length; i++) {
 		const message = ${INPUT}[i];
 		try {
@@ -112,14 +121,14 @@ return function convertMessages(${INPUT}, ${P}) {
 				default: {
 					const entry = ${S.rest}.size === 0 ? undefined : ${S.rest}.get(role);
 					if (entry === undefined) ${P}.${PORT.unhandled}(i, role, ${S.customTypeOf}(message), ${S.NONE});
-					else ${S.step}(entry, message, i, ${P}, out);
+					else { ${handOver(`${S.step}(entry, message, i, ${P}, out);`)} }
 				}
 			}
 		} catch (cause) {
 			${P}.${PORT.failed}(i, message, cause);
 		}
 	}
-	return out;
+	${counted ? "out.length = n;\n\t" : ""}return out;
 };`;
 }
 
@@ -128,7 +137,12 @@ return function convertMessages(${INPUT}, ${P}) {
  * called directly, and a single model message appended at once; anything else goes to `judge`, as
  * the interpreter's `step` would send it.
  */
-function single(entry: RoleEntry, k: number, append: (value: string) => string): string {
+function single(
+	entry: RoleEntry,
+	k: number,
+	append: (value: string) => string,
+	handOver: (call: string) => string,
+): string {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
 	const exclusion = entry.excludedBy === undefined ? "" : "if (message.excludeFromContext) continue;";
 	return `${exclusion}
@@ -150,7 +164,7 @@ function single(entry: RoleEntry, k: number, append: (value: string) => string):
 					const judged = ${S.judge}(L${k}, 0, message, i, ${P}, result);
 					if (judged === ${S.FAILED}) continue;
 					if (judged === undefined) ${P}.${PORT.unhandled}(i, ${JSON.stringify(entry.role)}, ${S.customTypeOf}(message), L${k}.names);
-					else ${P}.${PORT.take}(judged, i, L${k}.names[0], out);
+					else { ${handOver(`${P}.${PORT.take}(judged, i, L${k}.names[0], out);`)} }
 					continue;
 				`;
 }
