@@ -63,6 +63,35 @@ const POSITIONS: Record<string, (text: string) => AgentMessage[]> = {
 			timestamp: T,
 		},
 	],
+	"tool-call arguments, under names pi-ai uses for metadata": (text) => [
+		user("configure it"),
+		assistant([
+			{
+				type: "toolCall",
+				id: "c1",
+				name: "configure",
+				arguments: { id: text, type: text, settings: { model: text, provider: [text] } },
+			},
+		]),
+	],
+	"tool-call argument key": (text) => [
+		user("map it"),
+		assistant([{ type: "toolCall", id: "c1", name: "map", arguments: { [text]: "value" } }]),
+	],
+	"system tool declaration": (text) => [
+		{
+			role: "system",
+			content: "You are pi.",
+			toolsAdded: [
+				{
+					name: "deploy",
+					description: `Deploys with ${text}`,
+					parameters: { type: "object", properties: { token: { type: "string", default: text } } },
+				},
+			],
+			timestamp: T,
+		} as unknown as AgentMessage,
+	],
 	"tool result": (text) => [
 		user("read it"),
 		assistant([{ type: "toolCall", id: "c1", name: "read", arguments: { path: ".env" } }]),

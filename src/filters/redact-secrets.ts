@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { ConversionError, InvalidPluginError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 import { describeValue, errorText } from "../values.js";
-import { mapStrings } from "./message-strings.js";
+import { eachString, mapStrings } from "./message-strings.js";
 import { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
 
 /** Name of the `redactSecrets` plugin (its tap on `afterConvertAsync`). */
@@ -58,9 +58,10 @@ const NONE: readonly Found[] = Object.freeze([]);
  * Replaces every secret that secretlint's recommended rules (and `patterns`) find, in every string
  * the model receives, before the request leaves the machine.
  *
- * Contract: scans user and system text, thinking, tool-call arguments at any depth (values and
- * keys), tool results, and so bash output, summaries and custom messages as converted; not ids,
- * metadata, signatures or image data. secretlint's rules run on the whole history at once, with AWS
+ * Contract: scans user and system text (prompt sections and tool declarations included), thinking,
+ * tool-call arguments at any depth (every key and value, whatever its name), tool results, and so
+ * bash output, summaries and custom messages as converted; not the ids, metadata and signatures of
+ * messages and blocks, nor an image block's data (see `eachString` in `message-strings.ts`). secretlint's rules run on the whole history at once, with AWS
  * access key ids and npm `_authToken` values reported wherever they are and no
  * `secretlint-disable` directive honoured (the history's text is content); each secret's exact value
  * is replaced wherever it occurs, also where no rule would flag it. Each plugin remembers what it
@@ -122,13 +123,11 @@ export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
 	const cache = new Map<string, readonly Found[]>();
 
 	const filter = async (messages: Message[], ctx: HookContext): Promise<Message[]> => {
-		const { readable, strings } = collect(messages, ctx);
-		const known: (readonly Found[] | undefined)[] = strings.map((value) => cache.get(value));
-		const missing = [...new Set(strings.filter((_, i) => known[i] === undefined))];
-		if (missing.length > 0) {
+		const { readable, found, missing } = survey(messages, cache, ctx);
+		if (missing.size > 0) {
 			let fresh: Map<string, Found[]>;
 			try {
-				fresh = await scanBatch(missing, scan);
+				fresh = await scanBatch([...missing], scan);
 			} catch (cause) {
 				ctx.report(
 					new ConversionError(
@@ -138,15 +137,18 @@ export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
 				);
 				return [];
 			}
-			if (cache.size + missing.length > CACHE_LIMIT) cache.clear();
+			if (cache.size + missing.size > CACHE_LIMIT) cache.clear();
 			for (const value of missing) cache.set(value, fresh.get(value) ?? NONE);
-			for (let i = 0; i < strings.length; i++) known[i] ??= fresh.get(strings[i] as string) ?? NONE;
+			for (let i = 0; i < found.length; i++) {
+				const entry = found[i];
+				if (typeof entry === "string") found[i] = fresh.get(entry) ?? NONE;
+			}
 		}
 		const secrets = new Map<string, string>();
-		for (const found of known)
-			for (const [value, ruleId] of found ?? NONE)
+		for (const list of found)
+			for (const [value, ruleId] of list as readonly Found[])
 				if (!secrets.has(value) && !allowed(value)) secrets.set(value, ruleId);
-		if (secrets.size === 0) return readable.length === messages.length ? messages : readable;
+		if (secrets.size === 0) return readable;
 		const redact = (value: string) => redactString(value, secrets, replace);
 		return readable.map((message) => {
 			const redacted = mapStrings(message, redact);
@@ -179,21 +181,42 @@ function patternFindings(text: string, ruleId: string, pattern: RegExp): SecretF
 	return findings;
 }
 
-/** Every string of every readable message, in walk order; an unreadable message is reported and left out. */
-function collect(messages: readonly Message[], ctx: HookContext): { readable: Message[]; strings: string[] } {
-	const readable: Message[] = [];
-	const strings: string[] = [];
+/** What one pass over the output found: the messages it could read, and what is known of their strings. */
+interface Survey {
+	/** `messages`, or a copy without the messages that could not be read (each reported). */
+	readonly readable: Message[];
+	/** In walk order, the secrets known to be in each string that holds some, or a string not scanned yet (its place). */
+	readonly found: (readonly Found[] | string)[];
+	/** The strings not scanned yet, once each. */
+	readonly missing: Set<string>;
+}
+
+/**
+ * One pass over every string of every message (see `eachString`), asking the cache about each: a
+ * string scanned before costs one look-up, and only its secrets, if any, are kept. A message that
+ * cannot be read is reported and left out.
+ */
+function survey(messages: Message[], cache: ReadonlyMap<string, readonly Found[]>, ctx: HookContext): Survey {
+	const found: (readonly Found[] | string)[] = [];
+	const missing = new Set<string>();
+	const visit = (value: string): void => {
+		const known = cache.get(value);
+		if (known === undefined) {
+			missing.add(value);
+			found.push(value);
+		} else if (known !== NONE) found.push(known);
+	};
+	let readable: Message[] | undefined;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
-		const before = strings.length;
+		const before = found.length;
 		try {
-			mapStrings(message, (value) => {
-				strings.push(value);
-				return value;
-			});
-			readable.push(message);
+			eachString(message, visit);
+			readable?.push(message);
 		} catch (cause) {
-			strings.length = before;
+			// What was found in it goes too; its unscanned strings may be scanned, harmlessly.
+			found.length = before;
+			readable ??= messages.slice(0, i);
 			ctx.report(
 				new ConversionError(
 					`redactSecrets: output message ${i} could not be read: ${errorText(cause)}. It was dropped, since it could not be scanned for secrets; fix what put it in the history.`,
@@ -202,7 +225,7 @@ function collect(messages: readonly Message[], ctx: HookContext): { readable: Me
 			);
 		}
 	}
-	return { readable, strings };
+	return { readable: readable ?? messages, found, missing };
 }
 
 /**
