@@ -1,7 +1,8 @@
 /**
  * `redactSecrets` in the real pi CLI (RPC mode, pi 1.6.0 with settings.json and 0.73.1 with the flag),
  * against the loopback provider: a secret typed in a prompt and printed by a `!` bash run never
- * appears in any request body pi sends (without the switch, two of the three bodies carry them).
+ * appears in any request body pi sends, chat turns and the compaction's summary request alike;
+ * without the switch (the extension loaded), both kinds of request carry them.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,25 +29,54 @@ afterAll(async () => {
 const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
 const aws = SECRETS.find((s) => s.kind === "aws-secret-access-key") as (typeof SECRETS)[number];
 
+/** Over keepRecentTokens (50, see prepare()): what follows the secrets pushes them into the part a compaction summarizes. */
+const FILLER = `Some context to move on: ${"the parser accepts dates without seconds now; ".repeat(30)}`;
+/** Whether a request body is a summary request (pi's summarization system prompt) rather than a chat turn. */
+const isSummary = (body: string): boolean => body.includes("You are a context summarization assistant");
+const leaks = (body: string): boolean => body.includes(github.value) || body.includes(aws.value);
+
 describe.each([
-	["1.6.0", { settings: { convertToLlm: { redactSecrets: true } }, flags: [] as string[] }],
-	["0.73.1", { settings: undefined, flags: ["--convert-to-llm", "redactSecrets"] }],
-] as const)("redactSecrets in pi %s", (line, { settings, flags }) => {
-	it("should send no planted secret in any request body", async () => {
+	["1.6.0", { on: { convertToLlm: { redactSecrets: true } }, off: { convertToLlm: { redactSecrets: false } } }],
+	["0.73.1", { on: undefined, off: undefined, flags: ["--convert-to-llm", "redactSecrets"] }],
+] as const)("redactSecrets in pi %s", (line, modes) => {
+	/** A prompt and a `!` run naming secrets, more conversation, a manual compaction, a last prompt: every body pi sent. */
+	async function scenario(redact: boolean): Promise<string[]> {
+		const settings = redact ? modes.on : modes.off;
+		const flags = redact && "flags" in modes ? modes.flags : [];
 		const { dirs, session } = prepare(join(base, line), fake, settings);
-		const args = piArgs(session, [ROOT], flags);
-		await withPi({ dirs, args, line: line as PiLine, lifetimeMs: 60_000 }, async (pi) => {
-			await prompt(pi, `Deploy with ${github.text}`);
-			const bash = await pi.request({ type: "bash", command: `echo '${aws.text}'` });
-			if (bash.success !== true) throw new Error(`! failed: ${JSON.stringify(bash)}`);
-			const compacted = await pi.request({ type: "compact" }, 30_000);
-			if (compacted.success !== true) throw new Error(`compact failed: ${JSON.stringify(compacted)}`);
-			await prompt(pi, "And now?");
-		});
-		const bodies = fake.bodies.splice(0);
-		expect(bodies.length).toBeGreaterThanOrEqual(3);
-		const leaked = bodies.filter((body) => body.includes(github.value) || body.includes(aws.value)).length;
-		expect(leaked).toBe(0);
-		expect(bodies.some((body) => body.includes("[REDACTED:github]"))).toBe(true);
-	}, 120_000);
+		fake.bodies.splice(0);
+		await withPi(
+			{ dirs, args: piArgs(session, [ROOT], flags), line: line as PiLine, lifetimeMs: 60_000 },
+			async (pi) => {
+				await prompt(pi, `Deploy with ${github.text}`);
+				const bash = await pi.request({ type: "bash", command: `echo '${aws.text}'` });
+				if (bash.success !== true) throw new Error(`! failed: ${JSON.stringify(bash)}`);
+				await prompt(pi, FILLER);
+				const compacted = await pi.request({ type: "compact" }, 30_000);
+				if (compacted.success !== true) throw new Error(`compact failed: ${JSON.stringify(compacted)}`);
+				await prompt(pi, "And now?");
+			},
+		);
+		return fake.bodies.splice(0);
+	}
+
+	it("should send no planted secret in any request body, the compaction's included", async () => {
+		// Without the switch (the extension loaded), both secrets reach a chat turn and the compaction request.
+		const control = await scenario(false);
+		expect(
+			control.filter((body) => !isSummary(body) && leaks(body)).length,
+			"chat turns with a secret",
+		).toBeGreaterThan(0);
+		expect(
+			control.filter((body) => isSummary(body) && leaks(body)).length,
+			"compactions with a secret",
+		).toBeGreaterThan(0);
+
+		const bodies = await scenario(true);
+		expect(bodies.length).toBeGreaterThanOrEqual(4);
+		expect(bodies.filter(isSummary).length, "compaction requests").toBeGreaterThan(0);
+		expect(bodies.filter(leaks)).toEqual([]);
+		expect(bodies.some((body) => !isSummary(body) && body.includes("[REDACTED:github]"))).toBe(true);
+		expect(bodies.some((body) => isSummary(body) && body.includes("[REDACTED:aws]"))).toBe(true);
+	}, 180_000);
 });
