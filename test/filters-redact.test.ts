@@ -222,6 +222,22 @@ describe("redactSecrets", () => {
 		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
 	});
 
+	it("should find a secret put into a message it has seen before, changed in place", async () => {
+		const reg = registry();
+		const block = { type: "text" as const, text: "nothing yet" };
+		const message = user([block]);
+		const tool = assistant([{ type: "toolCall", id: "c1", name: "deploy", arguments: { env: "staging" } }]);
+		const history = [message, tool];
+		expect(JSON.stringify(await reg.convertAsync(history))).not.toContain("[REDACTED:");
+		block.text = `now: ${SECRETS[0]?.text}`;
+		(tool.content[0] as { arguments: Record<string, unknown> }).arguments.token = SECRETS[2]?.text;
+		const sent = JSON.stringify(await reg.convertAsync(history));
+		expect(sent).not.toContain(SECRETS[0]?.value);
+		expect(sent).not.toContain(SECRETS[2]?.value);
+		expect(sent).toContain("[REDACTED:aws]");
+		expect(sent).toContain("[REDACTED:github]");
+	});
+
 	it("should throw AsyncHookInSyncConvertError in sync convert, before converting anything", () => {
 		expect(() => registry().convert([user(SECRETS[0]?.text ?? "")])).toThrow(AsyncHookInSyncConvertError);
 	});

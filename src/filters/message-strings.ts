@@ -125,40 +125,35 @@ function visitValue(
 		return;
 	}
 	const record = value as Record<string, unknown>;
-	const image = schema && record.type === "image";
 	const prototype: unknown = forIn ? Object.getPrototypeOf(record) : undefined;
 	if (prototype === Object.prototype || prototype === null) {
-		for (const key in record) visitField(key, record[key], visit, forIn, schema, image, depth);
+		for (const key in record) visitField(record, key, record[key], visit, forIn, schema, depth);
 		return;
 	}
 	const keys = Object.keys(record);
 	for (let k = 0; k < keys.length; k++) {
 		const key = keys[k] as string;
-		visitField(key, record[key], visit, forIn, schema, image, depth);
+		visitField(record, key, record[key], visit, forIn, schema, depth);
 	}
 }
 
 /** A field, read even when skipped, as `mapStrings` reads it: a getter that throws makes the message unreadable to both. */
 function visitField(
+	record: Record<string, unknown>,
 	key: string,
 	item: unknown,
 	visit: (text: string) => void,
 	forIn: boolean,
 	schema: boolean,
-	image: boolean,
 	depth: number,
 ): void {
-	if (!schema) {
+	// Whether the record is an image block is asked only at a `data` field: most records have no `type`.
+	const rule = fieldRule(schema, schema && key === "data" && record.type === "image", key);
+	if (rule === undefined) return;
+	if (rule === Field.Text) {
 		visit(key);
 		visitValue(item, visit, forIn, false, depth + 1);
-		return;
-	}
-	const field = fieldOf(key);
-	if (field === Field.Skip || (image && key === "data")) return;
-	if (field === Field.Text) {
-		visit(key);
-		visitValue(item, visit, forIn, false, depth + 1);
-	} else visitValue(item, visit, forIn, field === Field.Schema, depth + 1);
+	} else visitValue(item, visit, forIn, rule === Field.Schema, depth + 1);
 }
 
 /**
