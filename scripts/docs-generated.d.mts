@@ -8,6 +8,10 @@ export function generatedBlocks(text: string): { source: string; bodyStart: numb
 export function renderCli(source: string): string;
 /** The table of `npm run bench`'s output. */
 export function renderBench(output: string, date: string): string;
+/** The gates of `npm run bench` only (the rows with a limit). */
+export function renderGates(output: string, date: string): string;
+/** The session reader's figures against pi, from `npm run bench`'s output. */
+export function renderSessions(output: string, date: string): string;
 /** The parity block from a vitest run's output. */
 export function renderParity(output: string): string;
 /** Rewrites (or, with `check`, compares) every block it can render; returns the stale ones. */

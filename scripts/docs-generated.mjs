@@ -10,6 +10,8 @@
  * - `npm run bench`: the table of the benchmark's ratios, from its output (`--bench <file>`, saved
  *   with `npm run bench | tee bench.txt`, or `--bench run` to run it here). Too slow and too noisy for
  *   a test: the doc test checks only that the block is this script's rendering of bench lines.
+ *   `npm run bench: gates` is the rows with a target only; `npm run bench: sessions` the session
+ *   reader's figures against pi (bench/session.bench.mjs's lines), from the same output.
  * - `parity`: the counts of the differential suites, from their console lines in a vitest run's
  *   output (`--parity <file>`, e.g. the log of `npm test`, or `--parity run` to run the four suites
  *   here). Their seeds are fixed, so the counts are deterministic: `.ci/run` checks the block against
@@ -129,6 +131,69 @@ export function renderBench(output, date) {
 	return `${table(columns, body)}\n\n\`npm run bench\`, ${date}; ${header}.\n`;
 }
 
+/** The gates of `npm run bench` only (the rows with a limit), as the README shows them. */
+export function renderGates(output, date) {
+	const lines = output.split("\n");
+	const header = lines.find((line) => line.startsWith("history: "));
+	const rows = lines
+		.map((line) => BENCH_LINE.exec(line))
+		.filter((match) => match !== null && match[3] !== undefined)
+		.map(([, title, ratio, limit, verdict]) => [
+			title,
+			`≤ ${limit}`,
+			`**${ratio}**`,
+			verdict === "OVER" ? "over" : "met",
+		]);
+	if (header === undefined || rows.length === 0) throw new Error("no `npm run bench` output found");
+	return `${table(["comparison", "target", "median ratio", ""], rows)}\n\n\`npm run bench\`, ${date}; ${header}.\n`;
+}
+
+const SESSION_HEADER = /^session bench: (.+)$/;
+const SESSION_LINE =
+	/^\s+(\S+ entries) \((\d+ MB), compaction at ([\d.]+)%\) vs (pi \S+): time (\d+\.\d+)× \((ok|OVER) ≤ (\S+); ours (\S+ s), pi (\S+ s)\), peak memory (\d+\.\d+)× \((ok|OVER) ≤ (\S+); ours (\d+ MiB), pi (\d+ MiB)\)$/;
+const GROWTH_LINE = /^\s+ours, ×4 input \(([^)]*)\): ×(\d+\.\d+) time \((ok|OVER) ≤ (\S+)\)$/;
+
+/** The session reader's part of `npm run bench` (bench/session.bench.mjs): our CLI against pi's own path. */
+export function renderSessions(output, date) {
+	const lines = output.split("\n");
+	const header = lines.map((line) => SESSION_HEADER.exec(line)).find((match) => match !== null);
+	const verdict = (ratio, ok, limit) => `**${ratio}×** (≤ ${limit}${ok === "OVER" ? ", over" : ""})`;
+	const rows = lines
+		.map((line) => SESSION_LINE.exec(line))
+		.filter((match) => match !== null)
+		.map(
+			([
+				,
+				entries,
+				size,
+				compaction,
+				pi,
+				time,
+				timeOk,
+				timeLimit,
+				ours,
+				theirs,
+				memory,
+				memoryOk,
+				memoryLimit,
+				oursMib,
+				piMib,
+			]) => [
+				`${entries} (${size}, compaction at ${Math.round(Number(compaction))}%)`,
+				pi,
+				verdict(time, timeOk, timeLimit),
+				`${ours} vs ${theirs}`,
+				verdict(memory, memoryOk, memoryLimit),
+				`${oursMib} vs ${piMib}`,
+			],
+		);
+	const growth = lines.map((line) => GROWTH_LINE.exec(line)).find((match) => match !== null);
+	if (header === undefined || rows.length === 0 || growth === undefined)
+		throw new Error("no session bench output (bench/session.bench.mjs) found");
+	const [, scope, times, ok, limit] = growth;
+	return `${table(["session", "against", "time", "ours vs pi", "peak memory", "ours vs pi"], rows)}\n\nOurs on 4× the input (${scope}): ×${times} the time (≤ ×${limit}${ok === "OVER" ? ", over" : ""}). \`npm run bench\`, ${date}; ${header[1]}.\n`;
+}
+
 /** Digits grouped by thousands: 26082 → 26,082. */
 const grouped = (text) => text.replace(/\b\d{4,}\b/g, (digits) => Number(digits).toLocaleString("en-US"));
 /** Colour codes, as vitest writes them around console lines. */
@@ -160,10 +225,14 @@ export function renderParity(output) {
 /** The renderer of one source, or `undefined` when this run cannot render it (no bench/parity input). */
 function rendererFor(source, inputs) {
 	if (source.startsWith("convert-to-llm ")) return () => renderCli(source.slice("convert-to-llm ".length));
-	if (source === "npm run bench" && inputs.bench !== undefined)
-		return () => renderBench(inputs.bench, inputs.benchDate);
-	if (source === "parity" && inputs.parity !== undefined) return () => renderParity(inputs.parity);
-	if (source === "npm run bench" || source === "parity") return undefined;
+	const renderers = {
+		"npm run bench": renderBench,
+		"npm run bench: gates": renderGates,
+		"npm run bench: sessions": renderSessions,
+	};
+	if (Object.hasOwn(renderers, source))
+		return inputs.bench === undefined ? undefined : () => renderers[source](inputs.bench, inputs.benchDate);
+	if (source === "parity") return inputs.parity === undefined ? undefined : () => renderParity(inputs.parity);
 	throw new Error(`unknown generated source "${source}"`);
 }
 
