@@ -109,6 +109,44 @@ function tapped(change: (messages: Message[]) => Message[]) {
 	return { registry, seen };
 }
 
+describe("createRegistry({ isolate }) with no tap", () => {
+	const TAG = Symbol("tag");
+	const frozen = (value: object): object => {
+		for (const item of Object.values(value)) if (item !== null && typeof item === "object") frozen(item);
+		return Object.freeze(value);
+	};
+	const shared = { deep: [1] };
+	it.each([
+		["deep-frozen", () => frozen(structuredClone(history()[1] as object))],
+		["null-prototype", () => Object.assign(Object.create(null), history()[0])],
+		["symbol-keyed", () => ({ ...history()[0], [TAG]: { secret: true } })],
+		[
+			"accessor",
+			() => ({
+				role: "user",
+				get content() {
+					return [{ type: "text", text: "got" }];
+				},
+				timestamp: 1,
+			}),
+		],
+		[
+			"twice-met",
+			() => ({ role: "user", content: [{ type: "text", text: "a", a: shared, b: shared }], timestamp: 1 }),
+		],
+	])("should copy a message (%s) to one that equals it and shares nothing with it", (_, make) => {
+		const message = make() as AgentMessage;
+		const [output] = createDefaultRegistry({ isolate: true }).convert([message]);
+		expect(output).toStrictEqual(message);
+		const inputObjects = objectsOf(message);
+		for (const object of objectsOf(output)) expect(inputObjects.has(object)).toBe(false);
+		if (TAG in message)
+			expect((output as unknown as Record<symbol, unknown>)[TAG]).not.toBe(
+				(message as unknown as Record<symbol, unknown>)[TAG],
+			);
+	});
+});
+
 describe("createRegistry({ isolate }) after the taps", () => {
 	it.each([
 		["reversed", (m: Message[]) => [...m].reverse()],
