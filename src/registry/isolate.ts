@@ -117,6 +117,10 @@ export class Copier {
 				else result[key] = copied;
 			}
 		}
+		// About half of a copy's time on pi's histories (a runtime call per object, measured at 40 to
+		// 60 ns on Node 20), yet the only way to find symbol keys: no cheaper call tells whether an
+		// object has one (Object.assign into a sealed probe and merging a message's objects first were
+		// both slower).
 		const symbols = Object.getOwnPropertySymbols(result);
 		for (let i = 0; i < symbols.length; i++) {
 			const key = symbols[i] as symbol;
