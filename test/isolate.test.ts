@@ -88,3 +88,100 @@ describe("createRegistry({ isolate })", () => {
 		expect((output as { polluted?: unknown }).polluted).toBeUndefined();
 	});
 });
+
+/** `count` user messages, each with a text block of its own. */
+const users = (count: number): AgentMessage[] =>
+	Array.from({ length: count }, (_, i) => ({
+		role: "user",
+		content: [{ type: "text", text: `m${i}` }],
+		timestamp: i,
+	}));
+
+/** An isolating registry whose `afterConvert` tap `change` runs after a tap that records the copies it was given. */
+function tapped(change: (messages: Message[]) => Message[]) {
+	const registry = createDefaultRegistry({ isolate: true });
+	const seen: { copies: Message[] } = { copies: [] };
+	registry.hooks.afterConvert.tap({ name: "record", stage: -100 }, (messages) => {
+		seen.copies = messages.slice();
+		return messages;
+	});
+	registry.hooks.afterConvert.tap("change", change);
+	return { registry, seen };
+}
+
+describe("createRegistry({ isolate }) with no tap", () => {
+	const TAG = Symbol("tag");
+	const frozen = (value: object): object => {
+		for (const item of Object.values(value)) if (item !== null && typeof item === "object") frozen(item);
+		return Object.freeze(value);
+	};
+	const shared = { deep: [1] };
+	it.each([
+		["deep-frozen", () => frozen(structuredClone(history()[1] as object))],
+		["null-prototype", () => Object.assign(Object.create(null), history()[0])],
+		["symbol-keyed", () => ({ ...history()[0], [TAG]: { secret: true } })],
+		[
+			"accessor",
+			() => ({
+				role: "user",
+				get content() {
+					return [{ type: "text", text: "got" }];
+				},
+				timestamp: 1,
+			}),
+		],
+		[
+			"twice-met",
+			() => ({ role: "user", content: [{ type: "text", text: "a", a: shared, b: shared }], timestamp: 1 }),
+		],
+	])("should copy a message (%s) to one that equals it and shares nothing with it", (_, make) => {
+		const message = make() as AgentMessage;
+		const [output] = createDefaultRegistry({ isolate: true }).convert([message]);
+		expect(output).toStrictEqual(message);
+		const inputObjects = objectsOf(message);
+		for (const object of objectsOf(output)) expect(inputObjects.has(object)).toBe(false);
+		if (TAG in message)
+			expect((output as unknown as Record<symbol, unknown>)[TAG]).not.toBe(
+				(message as unknown as Record<symbol, unknown>)[TAG],
+			);
+	});
+});
+
+describe("createRegistry({ isolate }) after the taps", () => {
+	it.each([
+		["reversed", (m: Message[]) => [...m].reverse()],
+		["with entries dropped", (m: Message[]) => m.filter((_, i) => i % 3 !== 0)],
+		["with entries replaced", (m: Message[]) => m.map((x, i) => (i % 5 === 0 ? { ...x } : x))],
+		["with entries inserted", (m: Message[]) => m.flatMap((x, i) => (i % 7 === 0 ? [{ ...x }, x] : [x]))],
+		["with entries duplicated", (m: Message[]) => m.flatMap((x) => [x, x])],
+	])("should share nothing with the input when the output is %s", (_, change) => {
+		const input = users(300);
+		const { registry } = tapped(change);
+		const expected = change(createDefaultRegistry().convert(input));
+
+		const output = registry.convert(input);
+
+		expect(output).toEqual(expected);
+		const inputObjects = objectsOf(input);
+		for (const object of objectsOf(output)) expect(inputObjects.has(object)).toBe(false);
+	});
+
+	it("should keep the copies a tap left in order, around entries it dropped or replaced", () => {
+		const { registry, seen } = tapped((m) => m.filter((_, i) => i % 4 !== 1).map((x, i) => (i === 2 ? { ...x } : x)));
+
+		const output = registry.convert(users(12));
+
+		const kept = output.filter((message) => seen.copies.includes(message));
+		expect(output).toHaveLength(9);
+		expect(kept).toHaveLength(8);
+		expect(output[2]).not.toBe(seen.copies[3]);
+	});
+
+	it("should keep the copies a tap reordered, once too many to copy again", () => {
+		const { registry, seen } = tapped((m) => [...m].reverse());
+
+		const output = registry.convert(users(2000));
+
+		expect(output.filter((message) => seen.copies.includes(message)).length).toBeGreaterThan(1500);
+	});
+});

@@ -13,11 +13,21 @@ import { adoptFailed, copyFailed, outputRejected } from "./registry-errors.js";
 import type { Reports } from "./reports.js";
 import { Sources } from "./sources.js";
 
+/** How far past the last copy found `adoptAll` looks for the next one (entries a tap dropped). */
+const NEAR = 8;
+/** Entries `adoptAll` copies again before it makes a `Set` of the copies (plus one in 16 of them). */
+const MISSES = 64;
+
 export class Collector {
 	private copier: Copier | undefined;
 	/** Under `isolate`: the loop's output as it was before the taps (every entry a copy the run made). */
 	private copied: readonly Message[] = [];
 	private readonly sources = new Sources();
+	/**
+	 * Under `isolate`: whether a copy the loop appended has a role that is not a model role (a `role`
+	 * getter that changed its answer): the final check must then run, even with no tap.
+	 */
+	unchecked = false;
 	/** The sanitizer the loop applies to each output it appends, when one is fused (`Run.fuse`). */
 	fused: FusedSanitizer | undefined;
 
@@ -60,10 +70,21 @@ export class Collector {
 	 */
 	adoptAll(output: Message[]): Message[] {
 		const copied = this.copied;
-		// Most entries are where the loop put them: compared by position; a `Set` only for the others.
+		// Most taps keep the copies in order (some dropped, replaced or inserted): each is looked for
+		// just after the last one found. One not found there is copied again, which shares nothing
+		// either; only when many are (a tap reordered the output) is a `Set` of the copies made.
+		let next = 0;
+		let misses = 0;
+		const patience = MISSES + (copied.length >> 4);
 		let moved: Set<Message> | undefined;
-		const isCopy = (message: Message, i: number): boolean => {
-			if (message === copied[i]) return true;
+		const isCopy = (message: Message): boolean => {
+			const end = Math.min(copied.length, next + NEAR);
+			for (let j = next; j < end; j++) {
+				if (copied[j] !== message) continue;
+				next = j + 1;
+				return true;
+			}
+			if (moved === undefined && ++misses <= patience) return false;
 			moved ??= new Set(copied);
 			return moved.has(message);
 		};
@@ -71,12 +92,12 @@ export class Collector {
 		for (let i = 0; i < output.length; i++) {
 			const message = output[i] as Message;
 			// Not an object: left for the final check, which drops it.
-			if (message === null || typeof message !== "object" || isCopy(message, i)) {
+			if (message === null || typeof message !== "object" || isCopy(message)) {
 				adopted?.push(message);
 				continue;
 			}
 			adopted ??= output.slice(0, i);
-			const copy = this.copyOf(message, (what, cause) => this.reports.report(adoptFailed(i, what, cause)));
+			const copy = this.copyOf(message, i, undefined);
 			if (copy === undefined) continue;
 			this.inheritSource(copy, message);
 			adopted.push(copy);
@@ -97,25 +118,43 @@ export class Collector {
 			this.keep(message, out);
 			return;
 		}
-		const copy = this.copyOf(message, (what, cause) =>
-			this.reports.reportAt(index, copyFailed(index, roleOf(message), plugin, what, cause)),
-		);
-		if (copy !== undefined) out.push(copy);
+		const copy = this.copyOf(message, index, plugin);
+		if (copy === undefined) return;
+		// Read now, while the copy is fresh (its role is data): when every one is a model role and no
+		// tap runs, the final check has nothing left to find.
+		const role = copy.role;
+		if (role !== "user" && role !== "assistant" && role !== "toolResult" && role !== "system") this.unchecked = true;
+		out.push(copy);
 	}
 
-	/** `isolate`: a copy of `message` (remembered as one), or `undefined` when it cannot be copied at all. */
-	private copyOf(message: Message, failed: (what: string, cause?: unknown) => void): Message | undefined {
+	/**
+	 * `isolate`: a copy of `message`, or `undefined` when it cannot be copied at all. A failure is
+	 * reported as converter `plugin`'s for input `index`, or, with no plugin, as output entry `index`'s
+	 * (put there by a tap).
+	 */
+	private copyOf(message: Message, index: number, plugin: string | undefined): Message | undefined {
 		this.copier ??= new Copier();
 		const before = this.copier.leftOut;
 		let copy: Message;
 		try {
-			copy = this.copier.copyMessage(message);
+			copy = this.copier.copyMessage(message, plugin === undefined);
 		} catch (cause) {
-			failed("it cannot be read as data", cause);
+			this.copyFailed(message, index, plugin, "it cannot be read as data", cause);
 			return undefined;
 		}
-		if (this.copier.leftOut !== before) failed("it holds values that are not data");
+		if (this.copier.leftOut !== before) this.copyFailed(message, index, plugin, "it holds values that are not data");
 		return copy;
+	}
+
+	private copyFailed(
+		message: Message,
+		index: number,
+		plugin: string | undefined,
+		what: string,
+		cause?: unknown,
+	): void {
+		if (plugin === undefined) this.reports.report(adoptFailed(index, what, cause));
+		else this.reports.reportAt(index, copyFailed(index, roleOf(message), plugin, what, cause));
 	}
 }
 

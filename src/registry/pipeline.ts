@@ -78,7 +78,9 @@ export function convertSync(
 	const fused = sanitizer !== undefined && run.fuse(sanitizer, hooks.afterConvert.taps.length === 1);
 	const loop = store.loop(tracking || isolate ? "traced" : fused ? "fused" : "plain");
 	let output = loop(input, run.port);
-	if (isolate) run.output.converted(output);
+	// What the taps may change is compared with this snapshot afterwards (`adoptAll`); with no tap, nothing is.
+	const tapped = hooks.afterConvert.isUsed() || hooks.afterConvertAsync.isUsed();
+	if (isolate && tapped) run.output.converted(output);
 	const { fused: alone } = run.output;
 	if (alone?.checks) {
 		// The only tap was applied by the loop, with the final check: its reports are all that is left.
@@ -86,7 +88,8 @@ export function convertSync(
 		if (alone.sanitize === undefined) output = checkOutput(output, run, "afterConvert");
 	} else if (hooks.afterConvert.isUsed())
 		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
-	else if (isolate) output = checkOutput(output, run, "afterConvert");
+	// Untapped, the output is the loop's copies, whose roles were read as each was made (`Collector.push`).
+	else if (isolate && run.output.unchecked) output = checkOutput(output, run, "afterConvert");
 	return { output, run };
 }
 
