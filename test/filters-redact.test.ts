@@ -238,6 +238,18 @@ describe("redactSecrets", () => {
 		expect(sent).toContain("[REDACTED:github]");
 	});
 
+	it("should find the secrets of a history whose messages moved, or were dropped, since the last conversion", async () => {
+		const reg = registry();
+		const secret = user(SECRETS[0]?.text ?? "");
+		const history = [user("one"), secret, user("two")];
+		await reg.convertAsync(history);
+		for (const next of [[user("new first"), ...history], [history[0], history[2], secret], [secret]]) {
+			const sent = JSON.stringify(await reg.convertAsync(next as AgentMessage[]));
+			expect(sent).not.toContain(SECRETS[0]?.value);
+			expect(sent).toContain("[REDACTED:aws]");
+		}
+	});
+
 	it("should throw AsyncHookInSyncConvertError in sync convert, before converting anything", () => {
 		expect(() => registry().convert([user(SECRETS[0]?.text ?? "")])).toThrow(AsyncHookInSyncConvertError);
 	});

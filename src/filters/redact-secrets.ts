@@ -2,7 +2,8 @@ import type { Message } from "@mariozechner/pi-ai";
 import { ConversionError, InvalidPluginError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 import { describeValue, errorText } from "../values.js";
-import { eachString, mapStrings } from "./message-strings.js";
+import { mapStrings } from "./message-strings.js";
+import { type Found, ScanMemory } from "./scan-memory.js";
 import { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
 
 /** Name of the `redactSecrets` plugin (its tap on `afterConvertAsync`). */
@@ -47,12 +48,6 @@ export interface RedactSecretsOptions {
 
 /** Between two scanned strings: no rule matches across a blank line. */
 const SEPARATOR = "\n\n";
-/** How many scanned strings a plugin remembers. */
-const CACHE_LIMIT = 100_000;
-
-/** A secret value found in a string, and the rule that found it. */
-type Found = readonly [value: string, ruleId: string];
-const NONE: readonly Found[] = Object.freeze([]);
 
 /**
  * Replaces every secret that secretlint's recommended rules (and `patterns`) find, in every string
@@ -61,8 +56,8 @@ const NONE: readonly Found[] = Object.freeze([]);
  * Contract: scans user and system text (prompt sections and tool declarations included), thinking,
  * tool-call arguments at any depth (every key and value, whatever its name), tool results, and so
  * bash output, summaries and custom messages as converted; not the ids, metadata and signatures of
- * messages and blocks, nor an image block's data (see `eachString` in `message-strings.ts`). secretlint's rules run on the whole history at once, with AWS
- * access key ids and npm `_authToken` values reported wherever they are and no
+ * messages and blocks, nor an image block's data (see `eachString` in `message-strings.ts`).
+ * secretlint's rules run on the whole history at once, with AWS access key ids and npm `_authToken` values reported wherever they are and no
  * `secretlint-disable` directive honoured (the history's text is content); each secret's exact value
  * is replaced wherever it occurs, also where no rule would flag it. Each plugin remembers what it
  * found in the strings it scanned (up to 100,000 strings), so a conversion scans only the strings
@@ -118,16 +113,23 @@ export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
 		return findings;
 	};
 
-	// The secrets found in each string already scanned: pi converts the whole history on every turn,
-	// so only the strings new since the last turn are scanned. Bounded; cleared when full.
-	const cache = new Map<string, readonly Found[]>();
+	// What this plugin has scanned: pi converts the whole history on every turn, so only the strings
+	// new since the last turn are scanned, and the strings met again are compared, not looked up.
+	const memory = new ScanMemory();
 
 	const filter = async (messages: Message[], ctx: HookContext): Promise<Message[]> => {
-		const { readable, found, missing } = survey(messages, cache, ctx);
-		if (missing.size > 0) {
-			let fresh: Map<string, Found[]>;
+		const survey = memory.survey(messages);
+		for (const { index, cause } of survey.unreadable)
+			ctx.report(
+				new ConversionError(
+					`redactSecrets: output message ${index} could not be read: ${errorText(cause)}. It was dropped, since it could not be scanned for secrets; fix what put it in the history.`,
+					{ plugin: REDACT_SECRETS_PLUGIN, cause },
+				),
+			);
+		let fresh: ReadonlyMap<string, readonly Found[]> = new Map();
+		if (survey.missing.size > 0) {
 			try {
-				fresh = await scanBatch([...missing], scan);
+				fresh = await scanBatch([...survey.missing], scan);
 			} catch (cause) {
 				ctx.report(
 					new ConversionError(
@@ -137,17 +139,13 @@ export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
 				);
 				return [];
 			}
-			if (cache.size + missing.size > CACHE_LIMIT) cache.clear();
-			for (const value of missing) cache.set(value, fresh.get(value) ?? NONE);
-			for (let i = 0; i < found.length; i++) {
-				const entry = found[i];
-				if (typeof entry === "string") found[i] = fresh.get(entry) ?? NONE;
-			}
 		}
+		memory.learn(survey, fresh);
 		const secrets = new Map<string, string>();
-		for (const list of found)
+		for (const list of survey.found)
 			for (const [value, ruleId] of list as readonly Found[])
 				if (!secrets.has(value) && !allowed(value)) secrets.set(value, ruleId);
+		const { readable } = survey;
 		if (secrets.size === 0) return readable;
 		const redact = (value: string) => redactString(value, secrets, replace);
 		return readable.map((message) => {
@@ -179,53 +177,6 @@ function patternFindings(text: string, ruleId: string, pattern: RegExp): SecretF
 		if (span !== undefined && span[1] > span[0]) findings.push({ ruleId, start: span[0], end: span[1] });
 	}
 	return findings;
-}
-
-/** What one pass over the output found: the messages it could read, and what is known of their strings. */
-interface Survey {
-	/** `messages`, or a copy without the messages that could not be read (each reported). */
-	readonly readable: Message[];
-	/** In walk order, the secrets known to be in each string that holds some, or a string not scanned yet (its place). */
-	readonly found: (readonly Found[] | string)[];
-	/** The strings not scanned yet, once each. */
-	readonly missing: Set<string>;
-}
-
-/**
- * One pass over every string of every message (see `eachString`), asking the cache about each: a
- * string scanned before costs one look-up, and only its secrets, if any, are kept. A message that
- * cannot be read is reported and left out.
- */
-function survey(messages: Message[], cache: ReadonlyMap<string, readonly Found[]>, ctx: HookContext): Survey {
-	const found: (readonly Found[] | string)[] = [];
-	const missing = new Set<string>();
-	const visit = (value: string): void => {
-		const known = cache.get(value);
-		if (known === undefined) {
-			missing.add(value);
-			found.push(value);
-		} else if (known !== NONE) found.push(known);
-	};
-	let readable: Message[] | undefined;
-	for (let i = 0; i < messages.length; i++) {
-		const message = messages[i] as Message;
-		const before = found.length;
-		try {
-			eachString(message, visit);
-			readable?.push(message);
-		} catch (cause) {
-			// What was found in it goes too; its unscanned strings may be scanned, harmlessly.
-			found.length = before;
-			readable ??= messages.slice(0, i);
-			ctx.report(
-				new ConversionError(
-					`redactSecrets: output message ${i} could not be read: ${errorText(cause)}. It was dropped, since it could not be scanned for secrets; fix what put it in the history.`,
-					{ plugin: REDACT_SECRETS_PLUGIN, cause },
-				),
-			);
-		}
-	}
-	return { readable: readable ?? messages, found, missing };
 }
 
 /**
