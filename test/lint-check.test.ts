@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lint } from "../src/hooks/index.js";
-import { check, type Finding } from "../src/hooks/lint-check.js";
+import { check, type Finding, isRepairable, repaired } from "../src/hooks/lint-check.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { assistant, collectErrors, T0, user } from "./support/fixtures.js";
 
@@ -117,5 +117,59 @@ describe("lint (tool-call pairing)", () => {
 		const ids = Array.from({ length: 12 }, (_, k) => `call_${k}`);
 		registry.convert([calls(ids), ...ids.slice(1).map(result), result("stray"), user("next")]);
 		expect(errors.map((e) => e.message.match(/tool call "([^"]+)"/)?.[1])).toEqual(["call_0", "stray"]);
+	});
+});
+
+describe("repaired (repair and check in one pass)", () => {
+	const unreadable = {
+		get role(): string {
+			throw new Error("no role");
+		},
+	} as unknown as Message;
+	const arbEntry: fc.Arbitrary<Message> = fc.oneof(
+		arbMessage,
+		fc.constant(user("")),
+		fc.constant(user("  \n")),
+		fc.constant(assistant([])),
+		fc.constant({
+			role: "user",
+			content: [{ type: "image", data: "aGk=", mimeType: "image/png" }],
+			timestamp: T0,
+		} as Message),
+		fc.constant({ role: "user", content: "late", timestamp: Number.NaN } as Message),
+		fc.constant(null as unknown as Message),
+		fc.constant(unreadable),
+	);
+
+	it("should keep what the repair keeps and find in it what check finds, at the repaired output's indices", () => {
+		fc.assert(
+			fc.property(fc.array(arbEntry, { maxLength: 30 }), fc.boolean(), (messages, blocked) => {
+				const kept: Message[] = [];
+				const dropped: number[] = [];
+				messages.forEach((message, i) => {
+					try {
+						if (isRepairable(message)) return;
+					} catch {
+						dropped.push(i);
+						return;
+					}
+					kept.push(message);
+				});
+				const result = repaired(messages, blocked);
+				expect(result.output).toEqual(kept);
+				if (kept.length === messages.length) expect(result.output).toBe(messages);
+				expect(result.unreadable.map((f) => [f.rule, f.outputIndex, f.dropped])).toEqual(
+					dropped.map((i) => ["unreadable-message", i, true]),
+				);
+				expect(result.findings).toEqual(check(kept, blocked));
+			}),
+		);
+	});
+
+	it("should only repair, finding nothing, when asked not to check", () => {
+		const messages = [user("a"), user(""), calls(["x"])];
+		const result = repaired(messages, undefined);
+		expect(result.output).toEqual([messages[0], messages[2]]);
+		expect(result.findings).toEqual([]);
 	});
 });

@@ -196,8 +196,9 @@ class ToolCallWindow {
 	}
 
 	close(findings: Finding[]): void {
-		const { ids, names, answered, count, outputIndex } = this;
+		const count = this.count;
 		if (count === 0) return;
+		const { ids, names, answered, outputIndex } = this;
 		this.count = 0;
 		this.first = undefined;
 		this.last = undefined;
@@ -216,9 +217,11 @@ function checkMessage(
 	window: ToolCallWindow,
 	imagesBlocked: boolean,
 	findings: Finding[],
+	kept: boolean,
 ): void {
 	const role = message.role;
-	if (role === "assistant" && isSkippedStop(message.stopReason)) {
+	const assistant = role === "assistant";
+	if (assistant && isSkippedStop(message.stopReason)) {
 		window.close(findings);
 		return;
 	}
@@ -226,14 +229,18 @@ function checkMessage(
 	if (typeof timestamp !== "number" || !Number.isFinite(timestamp))
 		findings.push({ rule: "invalid-timestamp", outputIndex: i, subject: timestamp });
 	const content = message.content;
-	if (role === "assistant") {
+	if (assistant) {
 		window.close(findings);
 		window.open(content, i);
+		if (!kept && isEmptyContent(content)) findings.push({ rule: "empty-content", outputIndex: i });
 	} else if (role === "toolResult") {
 		const id = message.toolCallId;
 		if (!window.answer(id)) findings.push({ rule: "orphan-tool-result", outputIndex: i, subject: id });
+		if (imagesBlocked && hasImage(content)) findings.push({ rule: "image-while-blocked", outputIndex: i });
 	} else if (role === "user") {
 		window.close(findings);
+		if (!kept && isEmptyContent(content)) findings.push({ rule: "empty-content", outputIndex: i });
+		if (imagesBlocked && hasImage(content)) findings.push({ rule: "image-while-blocked", outputIndex: i });
 	} else if (role === "system") {
 		// Neutral for tool calls: pi-ai holds a system message back until the pending calls are
 		// answered (`heldSystemMessages`), so it neither closes nor breaks the window. A history whose
@@ -243,10 +250,40 @@ function checkMessage(
 		const problem = systemProblem(message);
 		if (problem !== undefined) findings.push({ rule: "invalid-system-message", outputIndex: i, name: problem });
 	}
-	if ((role === "user" || role === "assistant") && isEmptyContent(content))
+}
+
+/**
+ * The findings of `message` at output index `i`, appended to `findings`. Fails closed: a message
+ * whose fields cannot be read gets one `unreadable-message` finding instead. `kept`: `repair`
+ * kept it, so its content is known not to be empty.
+ */
+function checkAt(
+	message: unknown,
+	i: number,
+	window: ToolCallWindow,
+	imagesBlocked: boolean,
+	findings: Finding[],
+	kept: boolean,
+): void {
+	if (!isRecord(message)) {
 		findings.push({ rule: "empty-content", outputIndex: i });
-	if (imagesBlocked && (role === "user" || role === "toolResult") && hasImage(content))
-		findings.push({ rule: "image-while-blocked", outputIndex: i });
+		return;
+	}
+	const before = findings.length;
+	try {
+		checkMessage(message, i, window, imagesBlocked, findings, kept);
+	} catch (cause) {
+		// What was found before the throw is dropped with it: the message gets one finding, the true one.
+		findings.length = before;
+		findings.push({ rule: "unreadable-message", outputIndex: i, subject: cause });
+	}
+}
+
+/** The findings once every message is checked: the last window closed, orphan calls put back in output order. */
+function closed(window: ToolCallWindow, findings: Finding[]): Finding[] {
+	window.close(findings);
+	// Orphan calls are found when their window closes (the sort is stable).
+	return window.orphans ? findings.sort((a, b) => a.outputIndex - b.outputIndex) : findings;
 }
 
 /**
@@ -256,24 +293,49 @@ function checkMessage(
 export function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] {
 	const findings: Finding[] = [];
 	const window = new ToolCallWindow();
+	for (let i = 0; i < messages.length; i++) checkAt(messages[i], i, window, imagesBlocked, findings, false);
+	return closed(window, findings);
+}
+
+/** What `repair` mode made of a `Message[]`: see {@link repaired}. */
+export interface Repaired {
+	/** The messages kept; the input array itself when nothing is dropped. */
+	readonly output: Message[];
+	/** The messages dropped because they could not be read (input indices, `dropped: true`). */
+	readonly unreadable: Finding[];
+	/** The findings in `output`, as {@link check} gives them, or none when `imagesBlocked` is `undefined`. */
+	readonly findings: Finding[];
+}
+
+/**
+ * `messages` without what `repair` drops ({@link isRepairable}, and messages that cannot be read,
+ * recorded in `unreadable`: fails closed), and, unless `imagesBlocked` is `undefined`, the findings
+ * of what is kept, in the same pass. Each kept message is checked as {@link check} would check the
+ * output; its content is not tested for emptiness again (a kept message is not empty).
+ */
+export function repaired(messages: Message[], imagesBlocked: boolean | undefined): Repaired {
+	const unreadable: Finding[] = [];
+	const findings: Finding[] = [];
+	const checking = imagesBlocked !== undefined;
+	const window = new ToolCallWindow();
+	let kept: Message[] | undefined;
 	for (let i = 0; i < messages.length; i++) {
-		const message: unknown = messages[i];
-		if (!isRecord(message)) {
-			findings.push({ rule: "empty-content", outputIndex: i });
+		const message = messages[i] as Message;
+		let drop: boolean;
+		try {
+			drop = isRepairable(message);
+		} catch (cause) {
+			unreadable.push({ rule: "unreadable-message", outputIndex: i, subject: cause, dropped: true });
+			drop = true;
+		}
+		if (drop) {
+			kept ??= messages.slice(0, i);
 			continue;
 		}
-		const before = findings.length;
-		try {
-			checkMessage(message, i, window, imagesBlocked, findings);
-		} catch (cause) {
-			// What was found before the throw is dropped with it: the message gets one finding, the true one.
-			findings.length = before;
-			findings.push({ rule: "unreadable-message", outputIndex: i, subject: cause });
-		}
+		if (kept !== undefined) kept.push(message);
+		if (checking) checkAt(message, kept === undefined ? i : kept.length - 1, window, imagesBlocked, findings, true);
 	}
-	window.close(findings);
-	// Orphan calls are found when their window closes: put them back in output order (the sort is stable).
-	return window.orphans ? findings.sort((a, b) => a.outputIndex - b.outputIndex) : findings;
+	return { output: kept ?? messages, unreadable, findings: checking ? closed(window, findings) : findings };
 }
 
 /** What is wrong and what to do, for a finding (the error message goes on from "output message N (…)"). */

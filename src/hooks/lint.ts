@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { ConversionError, LintError } from "../errors.js";
 import { type HookContext, type MessageSource, type Plugin, Stage } from "../registry/types.js";
 import { errorText, isRecord, type LiveSetting, quote, readSetting } from "../values.js";
-import { check, type Finding, findingText, isRepairable } from "./lint-check.js";
+import { check, type Finding, findingText, repaired } from "./lint-check.js";
 
 /** Name of the `lint` plugin (its tap on `afterConvert`). */
 export const LINT_PLUGIN = "convert-to-llm:lint";
@@ -98,12 +98,10 @@ function toError(finding: Finding, messages: readonly Message[], ctx: HookContex
 export function lint(options: LintOptions = {}): Plugin {
 	const repair = options.mode === "repair";
 	const imagesBlocked = options.imagesBlocked ?? false;
-	const settingFailed = (ctx: HookContext) => (cause: unknown) =>
-		ctx.report(
-			new ConversionError(
-				`lint: its imagesBlocked() setting threw: ${errorText(cause)}. Images were checked as blocked all the same; fix the setting callback.`,
-				{ plugin: LINT_PLUGIN, cause },
-			),
+	const settingFailed = (cause: unknown) =>
+		new ConversionError(
+			`lint: its imagesBlocked() setting threw: ${errorText(cause)}. Images were checked as blocked all the same; fix the setting callback.`,
+			{ plugin: LINT_PLUGIN, cause },
 		);
 
 	return {
@@ -111,37 +109,26 @@ export function lint(options: LintOptions = {}): Plugin {
 		apply(registry) {
 			registry.trackSources();
 			registry.hooks.afterConvert.tap({ name: LINT_PLUGIN, stage: Stage.VERIFY }, (messages, ctx) => {
-				const unreadable: Finding[] = [];
-				const output = repair ? withoutEmpty(messages, unreadable) : messages;
 				// Nobody would hear of a finding: skip the check (lenient, no error taps, not an explain run).
-				if (!ctx.listening) return output;
+				if (!ctx.listening) return repair ? repaired(messages, undefined).output : messages;
+				// Read before the pass that checks, reported after what the repair found (the order of the reports).
+				let failed: unknown;
+				let threw = false;
+				const blocked = readSetting(imagesBlocked, (cause) => {
+					threw = true;
+					failed = cause;
+				});
+				const { output, unreadable, findings } = repair
+					? repaired(messages, blocked)
+					: { output: messages, unreadable: NONE, findings: check(messages, blocked) };
 				// Strict runs throw the first finding from `report`; explain runs collect them all.
 				for (const finding of unreadable) ctx.report(toError(finding, messages, ctx));
-				const blocked = readSetting(imagesBlocked, settingFailed(ctx));
-				for (const finding of check(output, blocked)) ctx.report(toError(finding, output, ctx));
+				if (threw) ctx.report(settingFailed(failed));
+				for (const finding of findings) ctx.report(toError(finding, output, ctx));
 				return output;
 			});
 		},
 	};
 }
 
-/**
- * `messages` without what `repair` drops; the same array when nothing is dropped. A message that
- * cannot be read is dropped too, and recorded in `unreadable` to be reported (fails closed).
- */
-function withoutEmpty(messages: Message[], unreadable: Finding[]): Message[] {
-	let kept: Message[] | undefined;
-	for (let i = 0; i < messages.length; i++) {
-		const message = messages[i] as Message;
-		let drop: boolean;
-		try {
-			drop = isRepairable(message);
-		} catch (cause) {
-			unreadable.push({ rule: "unreadable-message", outputIndex: i, subject: cause, dropped: true });
-			drop = true;
-		}
-		if (drop) kept ??= messages.slice(0, i);
-		else kept?.push(message);
-	}
-	return kept ?? messages;
-}
+const NONE: readonly Finding[] = Object.freeze([]);

@@ -52,8 +52,11 @@ export class HookView implements HookContext {
 		this.#reports = reports;
 		this.#input = input;
 		this.#output = output;
-		this.sourceOf = (message) => output.sourceOf(message);
-		this.inheritSource = (message, from) => output.inheritSource(message, from);
+		// Bound methods, not arrows closing over this constructor's scope: with the arrows, each
+		// conversion's output survived V8's young-generation collections until a full one (a tracked
+		// conversion with one afterConvert tap: 1.7 ms, half of it GC, against 0.7 ms bound).
+		this.sourceOf = output.sourceOf.bind(output);
+		this.inheritSource = output.inheritSource.bind(output);
 		this.report = report;
 		Object.freeze(this);
 	}
