@@ -55,11 +55,14 @@ export class ScanMemory {
 		const walk: Walk = { strings: [], found: new Map() };
 		const pending: number[] = [];
 		const strings = walk.strings;
+		const lastStrings = last.strings;
+		// Most histories hold no secret: then no position needs a look-up.
+		const lastFound = last.found.size === 0 ? undefined : last.found;
 		const visit = (value: string): void => {
 			const at = strings.length;
 			strings.push(value);
 			let known: readonly Found[] | undefined;
-			if (last.strings[at] === value) known = last.found.get(at) ?? NONE;
+			if (lastStrings[at] === value) known = lastFound === undefined ? NONE : (lastFound.get(at) ?? NONE);
 			else known = scanned.get(value);
 			if (known === undefined) {
 				missing.add(value);
