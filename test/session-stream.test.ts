@@ -86,7 +86,7 @@ describe("readSessionFile", () => {
 		expect(readSessionFile(path)).toEqual(readSession(TEXT, { file: path }));
 	});
 
-	it("should read lines that span its megabyte reads", () => {
+	it("should read lines that span many of its reads", () => {
 		const long = "x".repeat(3 * 1024 * 1024);
 		const text = jsonl(HEADER, user("a", null, long), user("b", "a", "after"));
 		const path = join(tmp, "long.jsonl");

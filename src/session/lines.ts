@@ -2,7 +2,6 @@
  * Text to lines, chunk by chunk: a session is read as a stream of lines, never as one string, so a
  * file larger than the longest string Node can hold (about 512 MiB) reads as any other.
  */
-import { isAscii } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 
 /** Where the lines go: each line without its `\n`, with its 1-based number. */
@@ -29,7 +28,12 @@ export class LineSplitter {
 
 	/** Splits one chunk; an incomplete last line waits for the next chunk. */
 	push(chunk: string | Uint8Array): void {
-		const text = typeof chunk === "string" ? chunk : this.decode(chunk);
+		let text: string;
+		if (typeof chunk === "string") text = chunk;
+		else {
+			this.decoder ??= new StringDecoder("utf8");
+			text = this.decoder.write(chunk as Buffer);
+		}
 		if (text.length === 0) return;
 		let from = 0;
 		let to = text.indexOf("\n");
@@ -50,23 +54,6 @@ export class LineSplitter {
 			to = text.indexOf("\n", from);
 		}
 		this.pending = from < text.length ? text.slice(from) : "";
-	}
-
-	/**
-	 * The text of a chunk of UTF-8. A chunk of ASCII (most chunks of most sessions) is copied as it is,
-	 * byte for byte, without decoding it; the bytes of a character the previous chunk left open are
-	 * then what the decoder makes of them when an ASCII byte follows (a U+FFFD).
-	 */
-	private decode(chunk: Uint8Array): string {
-		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-		if (bytes.length === 0) return "";
-		if (!isAscii(bytes)) {
-			this.decoder ??= new StringDecoder("utf8");
-			return this.decoder.write(bytes);
-		}
-		const ascii = bytes.toString("latin1");
-		const open = this.decoder === undefined ? "" : this.decoder.end();
-		return open.length === 0 ? ascii : open + ascii;
 	}
 
 	/** Hands on the last line (one without a final `\n`), if any. */

@@ -36,8 +36,12 @@ export interface ReadSessionResult extends SessionContext {
 	session: ParsedSession;
 }
 
-/** Bytes read from a file at a time. */
-const CHUNK = 1024 * 1024;
+/**
+ * Bytes read from a file at a time: 64 KiB, so that each chunk's text is a young object that dies in
+ * the next scavenge (a megabyte's goes to the large-object space and waits for a full collection:
+ * about 30 MB more at the peak of a 400,000-entry session).
+ */
+const CHUNK = 64 * 1024;
 
 /**
  * Parses the text of a pi session file (any version) and builds the context pi would send.
@@ -62,7 +66,7 @@ export function readSession(text: string, options: ReadSessionOptions = {}): Rea
  * pi's `SessionManager.open`, it never migrates, rewrites or truncates it.
  *
  * Contract: {@link readSession} of the file's UTF-8 text, with `file` defaulting to `path` so that
- * problems name it; the file is read a megabyte at a time and line by line, as pi 1.x reads it, so
+ * problems name it; the file is read 64 KiB at a time and line by line, as pi 1.x reads it, so
  * its size is bounded by memory for the parsed entries only, not by Node's longest string (about
  * 512 MiB): only a single line must fit in one.
  *
