@@ -1,10 +1,11 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { InvalidSessionError } from "../errors.js";
-import { buildSessionContext } from "./context.js";
+import { buildContextWith } from "./context.js";
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
 import { SessionLineParser } from "./line-parser.js";
 import { type LineSink, LineSplitter, splitText } from "./lines.js";
-import type { ParsedSession, ParseSessionOptions } from "./types.js";
+import { anySlim } from "./slim.js";
+import type { ParsedSession, ParseSessionOptions, SessionEntry } from "./types.js";
 
 /**
  * Options of {@link readSession}, {@link readSessionFile} and {@link readSessionStream}.
@@ -120,20 +121,35 @@ export async function readSessionStream(
 /**
  * A session read line by line, as the lines come (the CLI's input, whose kind is told by its first
  * lines): {@link SessionReader.line} each line, then {@link SessionReader.finish}.
+ *
+ * With `slimUntil` (the id of the entry the context likely starts at, see slim.ts), message entries
+ * before that entry are held slim, and `finish` gives `undefined` when the context would send one of
+ * them: the session must then be read again without `slimUntil`. Otherwise the result is the one
+ * without it, except that its `session.entries` holds the slim entries.
  */
 export class SessionReader implements LineSink {
 	private readonly parser: SessionLineParser;
+	private readonly slim: boolean;
 
-	constructor(private readonly options: ReadSessionOptions = {}) {
-		this.parser = new SessionLineParser({ strict: options.strict, file: options.file });
+	constructor(
+		private readonly options: ReadSessionOptions = {},
+		slimUntil?: string,
+	) {
+		this.parser = new SessionLineParser({ strict: options.strict, file: options.file, slimUntil });
+		this.slim = slimUntil !== undefined;
 	}
 
 	line(text: string, number: number): void {
 		this.parser.line(text, number);
 	}
 
-	finish(): ReadSessionResult {
-		return contextOf(this.parser, this.options, this.options.file);
+	finish(): ReadSessionResult | undefined {
+		if (!this.slim) return contextOf(this.parser, this.options, this.options.file);
+		let sendsSlim = false;
+		const result = contextOf(this.parser, this.options, this.options.file, (entries, chosen) => {
+			sendsSlim = anySlim(entries, chosen);
+		});
+		return sendsSlim ? undefined : result;
 	}
 }
 
@@ -154,9 +170,14 @@ function contextOf(
 	parser: SessionLineParser,
 	options: ReadSessionOptions,
 	file: string | undefined,
+	sent?: (entries: readonly SessionEntry[], chosen: readonly number[]) => void,
 ): ReadSessionResult {
 	const session = parser.finish();
-	const context = buildSessionContext(session, { leafId: options.leafId, strict: options.strict, file });
+	const context = buildContextWith(
+		session,
+		{ leafId: options.leafId, strict: options.strict, file },
+		sent && ((chosen) => sent(session.entries, chosen)),
+	);
 	const problems = session.problems.length === 0 ? context.problems : [...session.problems, ...context.problems];
 	const problemCounts =
 		session.problemCounts.length === 0 ? context.problemCounts : [...session.problemCounts, ...context.problemCounts];
