@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidSessionError } from "../src/errors.js";
 import {
@@ -85,7 +86,7 @@ describe("readSessionFile", () => {
 		expect(readSessionFile(path)).toEqual(readSession(TEXT, { file: path }));
 	});
 
-	it("should read lines that span its megabyte reads", () => {
+	it("should read lines that span many of its reads", () => {
 		const long = "x".repeat(3 * 1024 * 1024);
 		const text = jsonl(HEADER, user("a", null, long), user("b", "a", "after"));
 		const path = join(tmp, "long.jsonl");
@@ -108,6 +109,33 @@ describe("LineSplitter", () => {
 			["", 3],
 			["d", 4],
 		]);
+	});
+
+	it("should give the lines of the whole text decoded at once, however bytes of ASCII, UTF-8 and broken UTF-8 are split into chunks", () => {
+		// Whole characters, the bytes of one alone (a character left open, or continued from nowhere), and ASCII.
+		const piece = fc.oneof(
+			fc.constantFrom("a", "\n", "{", "é", "✓", "🎉").map((text) => [...Buffer.from(text)]),
+			fc.constantFrom(0x80, 0xbf, 0xc3, 0xe2, 0xf0, 0xff).map((byte) => [byte]),
+		);
+		fc.assert(
+			fc.property(fc.array(piece, { maxLength: 60 }), fc.array(fc.nat(12), { maxLength: 20 }), (pieces, cuts) => {
+				const bytes = Uint8Array.from(pieces.flat());
+				const lines: string[] = [];
+				const splitter = new LineSplitter({ line: (text) => lines.push(text) });
+				let from = 0;
+				for (const cut of cuts) {
+					const to = Math.min(bytes.length, from + cut);
+					splitter.push(bytes.subarray(from, to));
+					from = to;
+				}
+				splitter.push(bytes.subarray(from));
+				splitter.end();
+				const whole = Buffer.from(bytes).toString("utf8").split("\n");
+				if (whole.at(-1) === "") whole.pop();
+				expect(lines).toEqual(whole);
+			}),
+			{ numRuns: 2000 },
+		);
 	});
 });
 

@@ -13,7 +13,9 @@ import { CliError } from "./cli-error.js";
 export type StreamedInput =
 	| { kind: "session"; result: ReadSessionResult }
 	| { kind: "jsonl"; messages: AgentMessage[]; problems: string[] }
-	| { kind: "text"; text: string; first: { value: unknown; line: number } | undefined };
+	| { kind: "text"; text: string; first: { value: unknown; line: number } | undefined }
+	/** A session whose context sends an entry held slim (see slim.ts): read it again without the hint. */
+	| { kind: "again" };
 
 type Mode = "undecided" | "whole" | "session" | "jsonl";
 
@@ -36,6 +38,8 @@ export class InputLines implements LineSink {
 	constructor(
 		private readonly name: string,
 		private readonly leaf: string | undefined,
+		/** The id of the compaction a session's context likely starts at (see slim.ts). */
+		private readonly slimUntil?: string,
 	) {}
 
 	push(chunk: unknown): void {
@@ -45,7 +49,10 @@ export class InputLines implements LineSink {
 
 	end(): StreamedInput {
 		this.splitter.end();
-		if (this.mode === "session") return { kind: "session", result: (this.session as SessionReader).finish() };
+		if (this.mode === "session") {
+			const result = (this.session as SessionReader).finish();
+			return result === undefined ? { kind: "again" } : { kind: "session", result };
+		}
 		if (this.mode === "jsonl") return { kind: "jsonl", messages: this.messages, problems: this.problems };
 		const text = this.held.join("\n");
 		this.held = [];
@@ -88,7 +95,7 @@ export class InputLines implements LineSink {
 	/** From now on the lines go to the reader of `mode`, the held ones first. */
 	private decide(mode: "session" | "jsonl"): void {
 		this.mode = mode;
-		if (mode === "session") this.session = new SessionReader({ leafId: this.leaf, file: this.name });
+		if (mode === "session") this.session = new SessionReader({ leafId: this.leaf, file: this.name }, this.slimUntil);
 		const held = this.held;
 		this.held = [];
 		for (let i = 0; i < held.length; i++) this.line(held[i] as string, i + 1);

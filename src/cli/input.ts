@@ -1,9 +1,12 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { omittedText } from "../session/problems.js";
 import type { ReadSessionResult } from "../session/read.js";
+import { latestFirstKeptId } from "../session/slim.js";
 import { isInstance, isJsonObject } from "../values.js";
 import { CliError, codeOf } from "./cli-error.js";
 import { InputLines, type StreamedInput } from "./input-lines.js";
@@ -55,10 +58,13 @@ const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMess
  */
 export async function loadInput(source: InputSource): Promise<LoadedInput> {
 	const name = source.spec === "-" ? "stdin" : source.spec;
-	const lines = new InputLines(name, source.leaf);
 	try {
-		for await (const chunk of chunksOf(source)) lines.push(chunk);
-		return fromStream(lines.end(), name, source.leaf);
+		// A file's messages before its latest compaction's kept entry are held slim; should the
+		// context send one of them after all, the file is read again, whole.
+		const hint = source.spec === "-" ? undefined : compactionHint(source);
+		let input = await streamed(source, name, hint);
+		if (input.kind === "again") input = await streamed(source, name, undefined);
+		return fromStream(input, name, source.leaf);
 	} catch (error) {
 		if (isInstance(error, InvalidSessionError)) throw new CliError(error.message);
 		if (codeOf(error) === "ERR_STRING_TOO_LONG" || isStringLimit(error)) {
@@ -68,6 +74,38 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		}
 		throw error;
 	}
+}
+
+/**
+ * The entry the latest compaction of the file keeps from, read from its end (see slim.ts); nothing
+ * when the file cannot be read here (reading it then says why).
+ */
+function compactionHint(source: InputSource): string | undefined {
+	let fd: number | undefined;
+	try {
+		// Not blocking: a FIFO is refused by fileChunks, not waited on here.
+		fd = openSync(resolve(source.cwd, source.spec), constants.O_RDONLY | constants.O_NONBLOCK);
+		const stats = fstatSync(fd);
+		if (!stats.isFile() || stats.size > source.maxBytes) return undefined;
+		const file = fd;
+		return latestFirstKeptId((buffer, position) => {
+			let filled = 0;
+			for (let read = -1; filled < buffer.length && read !== 0; filled += read) {
+				read = readSync(file, buffer, filled, buffer.length - filled, position + filled);
+			}
+			return filled;
+		}, stats.size);
+	} catch {
+		return undefined;
+	} finally {
+		if (fd !== undefined) closeSync(fd);
+	}
+}
+
+async function streamed(source: InputSource, name: string, slimUntil: string | undefined): Promise<StreamedInput> {
+	const lines = new InputLines(name, source.leaf, slimUntil);
+	for await (const chunk of chunksOf(source)) lines.push(chunk);
+	return lines.end();
 }
 
 async function* chunksOf(source: InputSource): AsyncGenerator<unknown> {
@@ -88,6 +126,7 @@ async function* chunksOf(source: InputSource): AsyncGenerator<unknown> {
 }
 
 function fromStream(input: StreamedInput, name: string, leaf: string | undefined): LoadedInput {
+	if (input.kind === "again") throw new Error("a session read without slim entries cannot send one");
 	if (input.kind === "session") return fromSession(input.result, name, leaf);
 	if (input.kind === "jsonl") return { kind: "jsonl", name, messages: input.messages, problems: input.problems };
 	return fromText(input.text, input.first, name, leaf);

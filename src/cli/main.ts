@@ -9,20 +9,16 @@ import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
 import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
-import { defaultReportPath, htmlReport, observeTaps, sessionTree } from "../report/html-report.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
 import { errorText, isInstance, textOf } from "../values.js";
-import { explanationToJson } from "../view/explain-view.js";
 import { format, plural } from "../view/render.js";
 import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "../view/style.js";
-import { renderConversion } from "../view/view.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { filterNames, filterPlugins } from "./filter-options.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { readFileBounded } from "./read-input.js";
-import { terminalColumns } from "./terminal-columns.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -145,34 +141,42 @@ async function run(io: CliIo): Promise<number> {
 		writeWarnings(io, warnings, false);
 		return code;
 	}
+	// What only the view, --explain and --html need is loaded here, not before `--json` runs.
+	const report = options.html === undefined ? undefined : await import("../report/html-report.js");
 	// A report's registry is this run's own: it may observe each post-conversion tap.
-	const snapshots = options.html === undefined ? undefined : observeTaps(registry);
+	const snapshots = report?.observeTaps(registry);
 	// The view names the source of each output, so it always runs explain (its output is convert's).
 	const explanation = await finished(registry.explainAsync(input.messages), (result) => result.errors);
 	for (const error of explanation.errors) warnings.push(error.message);
 	if (options.strict && !options.explain && explanation.errors.length > 0) {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
-	if (options.html !== undefined) {
-		const code = writeReport(io, options, input, loaded, explanation, snapshots);
+	if (report !== undefined) {
+		const code = writeReport(io, options, input, loaded, explanation, snapshots, report);
 		writeWarnings(io, warnings, true);
 		return options.strict && explanation.errors.length > 0 ? ExitCode.PROBLEM : code;
 	}
-	const code = options.json
-		? write(io, `${json(stringify(() => explanationToJson(explanation)))}\n`)
-		: write(io, `${view(io, options, input, loaded, explanation).join("\n")}\n`);
+	let code: number;
+	if (options.json) {
+		const { explanationToJson } = await import("../view/explain-view.js");
+		code = write(io, `${json(stringify(() => explanationToJson(explanation)))}\n`);
+	} else code = write(io, `${(await view(io, options, input, loaded, explanation)).join("\n")}\n`);
 	writeWarnings(io, warnings, options.explain);
 	if (options.strict && explanation.errors.length > 0) return ExitCode.PROBLEM;
 	return code;
 }
 
-function view(
+async function view(
 	io: CliIo,
 	options: CliOptions,
 	input: LoadedInput,
 	loaded: readonly LoadedPlugins[],
 	explanation: Explanation,
-): string[] {
+): Promise<string[]> {
+	const [{ renderConversion }, { terminalColumns }] = await Promise.all([
+		import("../view/view.js"),
+		import("./terminal-columns.js"),
+	]);
 	const style = createStyle(wantsColor(io.stdout.isTTY, io.env));
 	const width = Math.max(40, io.stdout.isTTY ? (io.stdout.columns ?? 100) : 120);
 	const lines = [...header(input, loaded, options, style), ""];
@@ -198,7 +202,9 @@ function writeReport(
 	loaded: readonly LoadedPlugins[],
 	explanation: Explanation,
 	snapshots: TapSnapshots | undefined,
+	report: typeof import("../report/html-report.js"),
 ): number {
+	const { defaultReportPath, htmlReport, sessionTree } = report;
 	const spec = options.input as string;
 	const tree =
 		input.kind === "session" && spec !== "-"

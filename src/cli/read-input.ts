@@ -16,7 +16,8 @@ import { CliError, codeOf } from "./cli-error.js";
  */
 export const DEFAULT_MAX_INPUT = 512 * 1024 * 1024;
 
-const CHUNK = 1024 * 1024;
+/** Bytes read at a time (see the session reader's CHUNK: a megabyte of text waits for a full collection). */
+const CHUNK = 64 * 1024;
 
 /** `1536`, `64K`, `256M`, `1G` (binary units, case-insensitive, an optional `iB`/`B`) as bytes. */
 export function parseSize(text: string): number | undefined {

@@ -45,6 +45,18 @@ export interface BuildContextOptions extends SessionContextOptions {
  * const { messages, model } = buildSessionContext(parseSession(text), { leafId: "a1b2c3d4" });
  */
 export function buildSessionContext(session: ParsedSession, options: BuildContextOptions = {}): SessionContext {
+	return buildContextWith(session, options, undefined);
+}
+
+/**
+ * {@link buildSessionContext}, with `whole` told the indices of the entries the context sends before
+ * their messages are read (the reader checks there that none of them is slim: see slim.ts).
+ */
+export function buildContextWith(
+	session: ParsedSession,
+	options: BuildContextOptions,
+	whole: ((entries: readonly number[]) => void) | undefined,
+): SessionContext {
 	const { strict = false, file } = options;
 	const { entries, lines } = session;
 	const log = new ProblemLog(strict, file);
@@ -93,7 +105,9 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 		} else if (entry.type === "compaction") compaction = p;
 		else if (!KNOWN_ENTRY_TYPES.has(entry.type)) reportUnknown(entry, path[p] as number, reporter);
 	}
-	project(session, contextEntries(entries, path, compaction), result, reporter);
+	const chosen = contextEntries(entries, path, compaction);
+	whole?.(chosen);
+	project(session, chosen, result, reporter);
 	result.problemCounts = log.summary();
 	return result;
 }

@@ -8,6 +8,7 @@ import { describeValue, isJsonObject } from "../values.js";
 import type { LineSink } from "./lines.js";
 import { migrateEntries } from "./migrate.js";
 import { excerptOf, ProblemLog } from "./problems.js";
+import { slimEntry } from "./slim.js";
 import { CURRENT_SESSION_VERSION, type ParsedSession } from "./types.js";
 
 /** What {@link parseLine} returns for text that is not JSON (every JSON value, `null` included, is a value). */
@@ -44,6 +45,11 @@ function isBlank(text: string): boolean {
 export interface LineParserOptions {
 	strict?: boolean;
 	file?: string;
+	/**
+	 * The id of the entry the context likely starts at (a hint): in a version 3 file, message entries
+	 * before that entry's line are held slim (see slim.ts).
+	 */
+	slimUntil?: string;
 }
 
 /**
@@ -65,6 +71,7 @@ export class SessionLineParser implements LineSink {
 	private waiting: string | undefined;
 	private waitingLine = 0;
 	private version = 1;
+	private slimUntil: string | undefined;
 
 	constructor(private readonly options: LineParserOptions = {}) {
 		this.log = new ProblemLog(options.strict === true, options.file);
@@ -128,6 +135,14 @@ export class SessionLineParser implements LineSink {
 			this.header(value, line);
 			return;
 		}
+		if (this.slimUntil !== undefined && isJsonObject(value)) {
+			if (value.id === this.slimUntil) this.slimUntil = undefined;
+			else {
+				this.raw.push(slimEntry(value));
+				this.lines.push(line);
+				return;
+			}
+		}
 		this.raw.push(value);
 		this.lines.push(line);
 		if (!isJsonObject(value)) {
@@ -151,6 +166,8 @@ export class SessionLineParser implements LineSink {
 		}
 		// pi reads a missing version as 1 and compares loosely; keep its exact expression.
 		this.version = ((value.version ?? 1) as number) >= 2 ? CURRENT_SESSION_VERSION : 1;
+		// Versions 1 and 2 are migrated entry by entry: only a version 3 file's entries are held slim.
+		if (((value.version ?? 1) as number) >= CURRENT_SESSION_VERSION) this.slimUntil = this.options.slimUntil;
 		this.raw.push(value);
 		this.lines.push(line);
 	}

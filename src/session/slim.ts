@@ -1,0 +1,76 @@
+/**
+ * Message entries held as their text until they are known to be needed: a long session's context is
+ * what follows its latest compaction, so most of its messages never reach the output, and holding
+ * each as a parsed object costs memory and garbage-collection time (every one survives to the end).
+ *
+ * Every line is still parsed, as pi parses it (the same problems, the same ids), and a slim entry
+ * keeps every field the context builder reads of an entry it does not send: `type`, `id`,
+ * `parentId`, and its message's `role`, `provider` and `model`. Should the context send a slim entry
+ * after all ({@link anySlim}: the hint was wrong, or the file is not in pi's order), the session is
+ * read again whole, so a slim entry can only cost time, never change a result.
+ */
+import { isJsonObject } from "../values.js";
+import type { RawEntry } from "./migrate.js";
+import type { SessionEntry } from "./types.js";
+
+/** Marks a slim entry. */
+const SLIM: unique symbol = Symbol("slim entry");
+
+/**
+ * `value` as a slim entry when it is a `message` entry with a message object, else `value` itself.
+ */
+export function slimEntry(value: RawEntry): RawEntry {
+	const message = value.message;
+	if (value.type !== "message" || !isJsonObject(message)) return value;
+	return {
+		type: value.type,
+		id: value.id,
+		parentId: value.parentId,
+		message: { role: message.role, provider: message.provider, model: message.model },
+		[SLIM]: true,
+	};
+}
+
+/** Whether any of `entries[at]`, `at` in `indices`, is a slim entry. */
+export function anySlim(entries: readonly SessionEntry[], indices: readonly number[]): boolean {
+	for (let k = 0; k < indices.length; k++) {
+		if ((entries[indices[k] as number] as unknown as { [SLIM]?: true })[SLIM] === true) return true;
+	}
+	return false;
+}
+
+/**
+ * The `firstKeptEntryId` of the latest compaction a session's bytes hold, read from their end: the
+ * line `{"type":"compaction",…` (as pi writes it) nearest the end, parsed alone. Only a hint of where
+ * the context starts: message entries before that entry are held slim ({@link slimEntry}).
+ */
+export function latestFirstKeptId(
+	read: (buffer: Buffer, position: number) => number,
+	size: number,
+): string | undefined {
+	const pattern = Buffer.from('\n{"type":"compaction",');
+	const chunk = 1024 * 1024;
+	// Chunks overlap, so that a compaction line split between two is read whole (a longer one, which
+	// holds a system prompt, gives no hint).
+	const overlap = 64 * 1024;
+	const buffer = Buffer.allocUnsafe(chunk + overlap);
+	for (let end = size; end > 0; end -= chunk) {
+		const start = Math.max(0, end - chunk);
+		const length = Math.min(size, end + overlap) - start;
+		const filled = read(buffer.subarray(0, length), start);
+		const bytes = buffer.subarray(0, filled);
+		// A match that starts in the overlap was the later chunk's to find.
+		const at = bytes.lastIndexOf(pattern, end - start - 1);
+		if (at === -1) continue;
+		const line = bytes.indexOf(0x0a, at + 1);
+		if (line === -1) return undefined;
+		try {
+			const compaction: unknown = JSON.parse(bytes.toString("utf8", at + 1, line));
+			const kept = isJsonObject(compaction) ? compaction.firstKeptEntryId : undefined;
+			return typeof kept === "string" ? kept : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+	return undefined;
+}
