@@ -125,7 +125,7 @@ try {
 		const figure = compare(file.path, node, scope);
 		ours.set(file, figure.oursMs);
 		console.log(
-			`  ${(file.entries / 1000).toLocaleString("en-US")}k entries (${fixed(file.bytes / 1e6, 0)} MB, compaction at ${file.compactAt * 100}%) vs ${line}: time ${fixed(figure.time)}× (${mark(figure.time, 0.45)} ≤ 0.45; ours ${fixed(figure.oursMs / 1000)} s, pi ${fixed(figure.piMs / 1000)} s), peak memory ${fixed(figure.memory)}× (${mark(figure.memory, 1)} ≤ 1.0; ours ${fixed(figure.oursMib, 0)} MiB, pi ${fixed(figure.piMib, 0)} MiB)`,
+			`  ${(file.entries / 1000).toLocaleString("en-US")}k entries (${fixed(file.bytes / 1e6, 0)} MB, compaction at ${Math.round(file.compactAt * 100)}%) vs ${line}: time ${fixed(figure.time)}× (${mark(figure.time, 0.45)} ≤ 0.45; ours ${fixed(figure.oursMs / 1000)} s, pi ${fixed(figure.piMs / 1000)} s), peak memory ${fixed(figure.memory)}× (${mark(figure.memory, 1)} ≤ 1.0; ours ${fixed(figure.oursMib, 0)} MiB, pi ${fixed(figure.piMib, 0)} MiB)`,
 		);
 	}
 	const growth = ours.get(files.large) / ours.get(files.small);
