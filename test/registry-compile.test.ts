@@ -48,6 +48,7 @@ describe("the generated converter loop", () => {
 			return function convertMessages(input, port) {
 				const length = input.length;
 				const out = length <= 1048576 ? new Array(length) : [];
+				const spill = [];
 				let n = 0;
 				const view = port.view;
 				for (let i = 0; i < length; i++) {
@@ -79,7 +80,7 @@ describe("the generated converter loop", () => {
 								const judged = judge(L4, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "bashExecution", customTypeOf(message), L4.names);
-								else { out.length = n; port.take(judged, i, L4.names[0], out); n = out.length; }
+								else { const from = spill.length; port.take(judged, i, L4.names[0], spill); for (let s = from; s < spill.length; s++) out[n++] = spill[s]; if (spill.length > 64) spill.length = 0; }
 								continue;
 							}
 							case "custom": {
@@ -101,7 +102,7 @@ describe("the generated converter loop", () => {
 								const judged = judge(L5, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "custom", customTypeOf(message), L5.names);
-								else { out.length = n; port.take(judged, i, L5.names[0], out); n = out.length; }
+								else { const from = spill.length; port.take(judged, i, L5.names[0], spill); for (let s = from; s < spill.length; s++) out[n++] = spill[s]; if (spill.length > 64) spill.length = 0; }
 								continue;
 							}
 							case "branchSummary": {
@@ -123,7 +124,7 @@ describe("the generated converter loop", () => {
 								const judged = judge(L6, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "branchSummary", customTypeOf(message), L6.names);
-								else { out.length = n; port.take(judged, i, L6.names[0], out); n = out.length; }
+								else { const from = spill.length; port.take(judged, i, L6.names[0], spill); for (let s = from; s < spill.length; s++) out[n++] = spill[s]; if (spill.length > 64) spill.length = 0; }
 								continue;
 							}
 							case "compactionSummary": {
@@ -145,13 +146,13 @@ describe("the generated converter loop", () => {
 								const judged = judge(L7, 0, message, i, port, result);
 								if (judged === FAILED) continue;
 								if (judged === undefined) port.unhandled(i, "compactionSummary", customTypeOf(message), L7.names);
-								else { out.length = n; port.take(judged, i, L7.names[0], out); n = out.length; }
+								else { const from = spill.length; port.take(judged, i, L7.names[0], spill); for (let s = from; s < spill.length; s++) out[n++] = spill[s]; if (spill.length > 64) spill.length = 0; }
 								continue;
 							}
 							default: {
 								const entry = rest.size === 0 ? undefined : rest.get(role);
 								if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
-								else { out.length = n; step(entry, message, i, port, out); n = out.length; }
+								else { const from = spill.length; step(entry, message, i, port, spill); for (let s = from; s < spill.length; s++) out[n++] = spill[s]; if (spill.length > 64) spill.length = 0; }
 							}
 						}
 					} catch (cause) {
@@ -177,5 +178,17 @@ describe("the generated converter loop", () => {
 		const output = registry.convert(input as never);
 		expect(output.map((message) => message.content)).toEqual(["a", "b 1", "b 2", "c", "d late", "e"]);
 		expect(Object.keys(output)).toHaveLength(output.length);
+		// Many of them, in a row and between pass-through messages: the same order, nothing lost.
+		const many = Array.from({ length: 150 }, (_, k) =>
+			k % 3 === 0 ? user(`u${k}`) : { role: "pair", text: `p${k}` },
+		);
+		const expected = many.flatMap((message) =>
+			message.role === "pair"
+				? [`${text(message)} 1`, `${text(message)} 2`]
+				: [(message as { content: string }).content],
+		);
+		const converted = registry.convert(many as never);
+		expect(converted.map((message) => message.content)).toEqual(expected);
+		expect(Object.keys(converted)).toHaveLength(expected.length);
 	});
 });

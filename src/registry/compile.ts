@@ -82,14 +82,21 @@ export function compileLoop(table: RoleTable, kind: LoopKind): Compiled {
 function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 	const inlineIdentity = kind !== "traced";
 	// The plain loop writes into an array made at the input's length (growing one by push costs
-	// more than the rest of the loop), counting with `n`; a call that appends by itself is handed the
-	// array cut to `n`, and `n` is read back after it.
+	// more than the rest of the loop), counting with `n`; a call that appends by itself appends to
+	// `spill`, whose new entries are then copied to `out` (cutting `out` to `n` for the call instead
+	// would make the next write grow it again: a copy of the whole output per such call); `spill` is
+	// emptied only now and then, since emptying an array frees its storage.
 	const counted = kind === "plain";
 	// Appending a model message that needs no check: through the port when a sanitizer is fused.
 	const append = (value: string) =>
 		kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : counted ? `out[n++] = ${value};` : `out.push(${value});`;
-	const handOver = (call: string) => (counted ? `out.length = n; ${call} n = out.length;` : call);
-	const stepCall = (k: number) => `${handOver(`${S.step}(${S.entries}[${k}], message, i, ${P}, out);`)} continue;`;
+	/** A call that appends to the array it is given (`target`). */
+	const handOver = (call: (target: string) => string) =>
+		counted
+			? `{ const from = spill.length; ${call("spill")} for (let s = from; s < spill.length; s++) out[n++] = spill[s]; if (spill.length > 64) spill.length = 0; }`
+			: call("out");
+	const stepCall = (k: number) =>
+		`${handOver((target) => `${S.step}(${S.entries}[${k}], message, i, ${P}, ${target});`)} continue;`;
 	const identities: string[] = [];
 	const cases: string[] = [];
 	switched.forEach((entry, k) => {
@@ -105,7 +112,7 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 ${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
 return function convertMessages(${INPUT}, ${P}) {
 	const length = ${INPUT}.length;
-	${counted ? `const out = length <= ${PREALLOCATED} ? new Array(length) : [];\n\tlet n = 0;` : "const out = [];"}
+	${counted ? `const out = length <= ${PREALLOCATED} ? new Array(length) : [];\n\tconst spill = [];\n\tlet n = 0;` : "const out = [];"}
 	const view = ${P}.${PORT.view};
 	for (let i = 0; i < length; i++) {
 		const message = ${INPUT}[i];
@@ -121,7 +128,7 @@ return function convertMessages(${INPUT}, ${P}) {
 				default: {
 					const entry = ${S.rest}.size === 0 ? undefined : ${S.rest}.get(role);
 					if (entry === undefined) ${P}.${PORT.unhandled}(i, role, ${S.customTypeOf}(message), ${S.NONE});
-					else { ${handOver(`${S.step}(entry, message, i, ${P}, out);`)} }
+					else ${handOver((target) => `${S.step}(entry, message, i, ${P}, ${target});`)}
 				}
 			}
 		} catch (cause) {
@@ -141,7 +148,7 @@ function single(
 	entry: RoleEntry,
 	k: number,
 	append: (value: string) => string,
-	handOver: (call: string) => string,
+	handOver: (call: (target: string) => string) => string,
 ): string {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
 	const exclusion = entry.excludedBy === undefined ? "" : "if (message.excludeFromContext) continue;";
@@ -164,7 +171,7 @@ function single(
 					const judged = ${S.judge}(L${k}, 0, message, i, ${P}, result);
 					if (judged === ${S.FAILED}) continue;
 					if (judged === undefined) ${P}.${PORT.unhandled}(i, ${JSON.stringify(entry.role)}, ${S.customTypeOf}(message), L${k}.names);
-					else { ${handOver(`${P}.${PORT.take}(judged, i, L${k}.names[0], out);`)} }
+					else ${handOver((target) => `${P}.${PORT.take}(judged, i, L${k}.names[0], ${target});`)}
 					continue;
 				`;
 }
