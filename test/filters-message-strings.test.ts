@@ -1,6 +1,7 @@
 /**
  * What text of a message the secret filter reads: `eachString` (the scan) visits exactly the strings
- * `mapStrings` (the rewrite) maps, in the same order, on any value; metadata is skipped in messages
+ * `mapStrings` (the rewrite) maps, in the same order, on any plain value (and more, never less, on
+ * a record whose prototype has enumerable properties); metadata is skipped in messages
  * and blocks but not inside tool arguments, where every key and string is text.
  */
 import fc from "fast-check";
@@ -60,13 +61,17 @@ describe("eachString", () => {
 		expect(visited(message)).toEqual(mapped(message));
 	});
 
-	it("should read the own keys of a class instance, not its prototype's", () => {
+	it("should read a class instance's own keys as mapStrings does, and its prototype's enumerable ones after them", () => {
 		class Block {
 			type = "text";
 			text = "own";
 		}
-		Object.defineProperty(Block.prototype, "inherited", { value: "no", enumerable: true });
-		expect(visited({ role: "user", content: [new Block()] })).toEqual(["own"]);
+		expect(visited({ role: "user", content: [new Block()] })).toEqual(
+			mapped({ role: "user", content: [new Block()] }),
+		);
+		Object.defineProperty(Block.prototype, "inherited", { value: "AKIA-inherited", enumerable: true });
+		expect(visited({ role: "user", content: [new Block()] })).toEqual(["own", "inherited", "AKIA-inherited"]);
+		expect(mapped({ role: "user", content: [new Block()] })).toEqual(["own"]);
 	});
 
 	it("should skip metadata in messages and blocks, but read every key and string of tool arguments", () => {

@@ -87,6 +87,9 @@ function tooDeep(): Error {
 /**
  * Calls `visit` with every string of `value` that the model can receive (the strings
  * {@link mapStrings} maps, in the same order), allocating nothing. Throws where `mapStrings` throws.
+ * A record whose prototype (other than `Object.prototype`) has enumerable properties also has those
+ * visited, after its own (`for…in`, several times cheaper than `Object.keys` on V8): a scan may read
+ * more than is sent (`JSON.stringify` sends own properties only), never less.
  *
  * @example
  * eachString({ role: "user", content: "key=abc" }, (s) => console.log(s)); // "key=abc"
@@ -103,9 +106,9 @@ function enumerablesInherited(): boolean {
 const NO_KEYS = Object.freeze({});
 
 /**
- * One value of an {@link eachString} walk. `forIn`: records whose prototype is `Object.prototype`
- * or `null` are walked by `for…in` (V8's enum cache: several times cheaper than `Object.keys`), which
- * then lists exactly their own enumerable keys, in the same order.
+ * One value of an {@link eachString} walk. `forIn`: records are walked by `for…in` (V8's enum
+ * cache), which lists their own enumerable keys in `Object.keys` order, then their prototypes';
+ * `false` when `Object.prototype` itself has an enumerable property (then every record would list it).
  */
 function visitValue(
 	value: unknown,
@@ -125,8 +128,7 @@ function visitValue(
 		return;
 	}
 	const record = value as Record<string, unknown>;
-	const prototype: unknown = forIn ? Object.getPrototypeOf(record) : undefined;
-	if (prototype === Object.prototype || prototype === null) {
+	if (forIn) {
 		for (const key in record) visitField(record, key, record[key], visit, forIn, schema, depth);
 		return;
 	}
