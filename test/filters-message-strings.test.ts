@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { eachString, mapStrings } from "../src/filters/message-strings.js";
+import { eachString, mapStrings, stringWalker } from "../src/filters/message-strings.js";
 
 const visited = (value: unknown): string[] => {
 	const strings: string[] = [];
@@ -49,6 +49,9 @@ describe("eachString", () => {
 			fc.property(arbValue, (value) => {
 				expect(visited(value)).toEqual(mapped(value));
 				expect(visited({ role: "user", content: value })).toEqual(mapped({ role: "user", content: value }));
+				const walked: string[] = [];
+				stringWalker((text) => walked.push(text))(value);
+				expect(walked).toEqual(visited(value));
 			}),
 			{ numRuns: 500 },
 		);
@@ -57,6 +60,9 @@ describe("eachString", () => {
 	it("should read own keys only, also when Object.prototype has an enumerable property", () => {
 		(Object.prototype as Record<string, unknown>).polluted = "AKIA-not-own";
 		const message = { role: "user", content: [{ type: "text", text: "hello" }] };
+		const walked: string[] = [];
+		stringWalker((text) => walked.push(text))(message);
+		expect(walked).toEqual(["hello"]);
 		expect(visited(message)).toEqual(["hello"]);
 		expect(visited(message)).toEqual(mapped(message));
 	});

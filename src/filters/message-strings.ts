@@ -98,6 +98,19 @@ export function eachString(value: unknown, visit: (text: string) => void): void 
 	visitValue(value, visit, !enumerablesInherited(), true, 0);
 }
 
+/**
+ * {@link eachString} for many values: `Object.prototype` is checked once, when the walker is made,
+ * not for each value (make one per pass, so that a property added in between is seen).
+ *
+ * @example
+ * const walk = stringWalker((s) => strings.push(s));
+ * for (const message of messages) walk(message);
+ */
+export function stringWalker(visit: (text: string) => void): (value: unknown) => void {
+	const forIn = !enumerablesInherited();
+	return (value) => visitValue(value, visit, forIn, true, 0);
+}
+
 /** Whether `Object.prototype` has an enumerable property (someone added one), which `for…in` would list. */
 function enumerablesInherited(): boolean {
 	for (const _ in NO_KEYS) return true;

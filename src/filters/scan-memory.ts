@@ -4,7 +4,7 @@
  * (pi converts the whole history on every turn) is surveyed by comparing strings, not looking them up.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import { eachString } from "./message-strings.js";
+import { stringWalker } from "./message-strings.js";
 
 /** A secret value found in a string, and the rule that found it. */
 export type Found = readonly [value: string, ruleId: string];
@@ -73,13 +73,14 @@ export class ScanMemory {
 				walk.found.set(at, known);
 			}
 		};
+		const eachString = stringWalker(visit);
 		let readable: Message[] | undefined;
 		const unreadable: { index: number; cause: unknown }[] = [];
 		for (let i = 0; i < messages.length; i++) {
 			const message = messages[i] as Message;
 			const before = { strings: strings.length, found: found.length, pending: pending.length };
 			try {
-				eachString(message, visit);
+				eachString(message);
 				readable?.push(message);
 			} catch (cause) {
 				// What was found in it goes too; its unscanned strings may be scanned, harmlessly.
