@@ -131,19 +131,24 @@ export function renderBench(output, date) {
 	return `${table(columns, body)}\n\n\`npm run bench\`, ${date}; ${header}.\n`;
 }
 
-/** The gates of `npm run bench` only (the rows with a limit), as the README shows them. */
+/** A gate's second figure, printed under it: each side alone in its own processes. */
+const ALONE_LINE =
+	/^ {2}(one implementation per process) +(\d+\.\d{3}) \(limit (\d+\.\d+): (ok|OVER)\) {2}\[[\d. ]+\] {2}.+ per call$/;
+
+/** The gates of `npm run bench` only (the rows with a limit, and their one-implementation-per-process figures), as the README shows them. */
 export function renderGates(output, date) {
 	const lines = output.split("\n");
 	const header = lines.find((line) => line.startsWith("history: "));
-	const rows = lines
-		.map((line) => BENCH_LINE.exec(line))
-		.filter((match) => match !== null && match[3] !== undefined)
-		.map(([, title, ratio, limit, verdict]) => [
-			title,
-			`≤ ${limit}`,
-			`**${ratio}**`,
-			verdict === "OVER" ? "over" : "met",
-		]);
+	const rows = [];
+	for (const line of lines) {
+		const gate = BENCH_LINE.exec(line);
+		const alone = ALONE_LINE.exec(line);
+		const match = gate ?? (alone !== null && rows.length > 0 ? alone : null);
+		if (match === null || match[3] === undefined) continue;
+		const [, title, ratio, limit, verdict] = match;
+		const name = gate === null ? `${rows.at(-1)?.[0]} (${title})` : title;
+		rows.push([name, `≤ ${limit}`, `**${ratio}**`, verdict === "OVER" ? "over" : "met"]);
+	}
 	if (header === undefined || rows.length === 0) throw new Error("no `npm run bench` output found");
 	return `${table(["comparison", "target", "median ratio", ""], rows)}\n\n\`npm run bench\`, ${date}; ${header}.\n`;
 }

@@ -11,7 +11,15 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { docFiles, generatedBlocks, renderBench, renderCli, renderParity } from "../scripts/docs-generated.mjs";
+import {
+	docFiles,
+	generatedBlocks,
+	renderBench,
+	renderCli,
+	renderGates,
+	renderParity,
+	renderSessions,
+} from "../scripts/docs-generated.mjs";
 import { resolvePiNode } from "../scripts/pi-node.mjs";
 import {
 	blockKind,
@@ -206,6 +214,48 @@ describe("the generated blocks of README.md and docs/*.md", () => {
 				renderCli(block.source.slice("convert-to-llm ".length)),
 			);
 		}
+	});
+
+	it("should hold the README's performance figures (the gates, the session reader) as scripts/docs-generated.mjs writes them", () => {
+		const only = (source: string) => generated.filter((block) => block.source === source);
+		const gates = only("npm run bench: gates");
+		const sessions = only("npm run bench: sessions");
+		expect(gates.map((block) => block.file)).toEqual(["README.md"]);
+		expect(sessions.map((block) => block.file)).toContain("README.md");
+		// As for the full table: bench lines rebuilt from the rows render back to the block.
+		const gatesBody = gates[0]?.body ?? "";
+		const footer = /^`npm run bench`, (\d{4}-\d{2}-\d{2}); (history: .*)\.$/m.exec(gatesBody);
+		expect(footer, gatesBody).not.toBeNull();
+		const gateLines = tableRows(gatesBody).map(
+			([title, target, ratio, verdict]) =>
+				`${title} ${ratio?.replaceAll("*", "")} (limit ${target?.split(" ")[1]}: ${verdict === "over" ? "OVER" : "ok"})  [1]  1 ms vs 1 ms per call`,
+		);
+		expect(gateLines.length).toBeGreaterThan(0);
+		expect(renderGates([footer?.[2], ...gateLines].join("\n"), footer?.[1] ?? "")).toBe(gatesBody);
+		const sessionsBody = sessions[0]?.body ?? "";
+		for (const block of sessions) expect(block.body, block.file).toBe(sessionsBody);
+		const growth =
+			/^Ours on 4× the input \(([^)]*)\): ×(\S+) the time \(≤ ×([\d.]+)(, over)?\)\. `npm run bench`, (\d{4}-\d{2}-\d{2}); (.*)\.$/m.exec(
+				sessionsBody,
+			);
+		expect(growth, sessionsBody).not.toBeNull();
+		const figure = (cell = "") => {
+			const [, ratio, limit, over] = /^\*\*(\S+)×\*\* \(≤ (\S+?)(, over)?\)$/.exec(cell) ?? [];
+			return `${ratio}× (${over === undefined ? "ok" : "OVER"} ≤ ${limit}`;
+		};
+		const sessionLines = tableRows(sessionsBody).map(([session, against, time, times, memory, mibs]) => {
+			const [ours, pi] = (times ?? "").split(" vs ");
+			const [oursMib, piMib] = (mibs ?? "").split(" vs ");
+			return `  ${session} vs ${against}: time ${figure(time)}; ours ${ours}, pi ${pi}), peak memory ${figure(memory)}; ours ${oursMib}, pi ${piMib})`;
+		});
+		expect(sessionLines.length).toBeGreaterThan(0);
+		const [, scope, times, limit, over, date, header] = growth ?? [];
+		const log = [
+			`session bench: ${header}`,
+			...sessionLines,
+			`  ours, ×4 input (${scope}): ×${times} time (${over === undefined ? "ok" : "OVER"} ≤ ${limit})`,
+		];
+		expect(renderSessions(log.join("\n"), date ?? "")).toBe(sessionsBody);
 	});
 
 	it("should hold the benchmark table and the parity counts in the form scripts/docs-generated.mjs writes", () => {
