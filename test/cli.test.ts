@@ -217,7 +217,7 @@ describe("convert-to-llm view", () => {
 			if (lines.length <= 9) return lines;
 			const hidden = lines.slice(6, -2);
 			const chars = hidden.reduce((sum, line) => sum + line.length, 0);
-			const fold = `⋯ ${hidden.length.toLocaleString("en-US")} more lines (${chars.toLocaleString("en-US")} chars) ⋯`;
+			const fold = `⋯ ${hidden.length.toLocaleString("en-US")} more lines (${chars.toLocaleString("en-US")} ${chars === 1 ? "char" : "chars"}) ⋯`;
 			return [...lines.slice(0, 6), fold, ...lines.slice(-2)];
 		};
 		const text = fc.array(fc.stringMatching(/^[a-z ]{0,12}$/), { minLength: 1, maxLength: 14 });
