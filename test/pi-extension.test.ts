@@ -293,18 +293,19 @@ describe("showPanel", () => {
 	});
 });
 
+/** A ctx that records what the extension shows and whether it aborted pi's run. */
+function recordingCtx() {
+	const shown: { text: string; level: string | undefined }[] = [];
+	let aborted = 0;
+	const ctx = {
+		hasUI: true,
+		ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
+		abort: () => aborted++,
+	} as unknown as PiContext;
+	return { ctx, shown, aborted: () => aborted };
+}
+
 describe("convertRequest", () => {
-	/** A ctx that records what the extension shows and whether it aborted pi's run. */
-	function recordingCtx() {
-		const shown: { text: string; level: string | undefined }[] = [];
-		let aborted = 0;
-		const ctx = {
-			hasUI: true,
-			ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
-			abort: () => aborted++,
-		} as unknown as PiContext;
-		return { ctx, shown, aborted: () => aborted };
-	}
 	const system = { role: "system", content: "You are pi.", timestamp: 1 };
 	const history = [
 		system,
@@ -528,16 +529,6 @@ describe("createHost duplicates", () => {
 });
 
 describe("convertRequest fail-closed", () => {
-	function recordingCtx() {
-		const shown: { text: string; level: string | undefined }[] = [];
-		let aborted = 0;
-		const ctx = {
-			hasUI: true,
-			ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
-			abort: () => aborted++,
-		} as unknown as PiContext;
-		return { ctx, shown, aborted: () => aborted };
-	}
 	const system = { role: "system", content: "You are pi.", timestamp: 1 };
 	const history = [system, { role: "user", content: "my token is sk-live-123", timestamp: 2 }];
 	/** Another extension's plugin that adds a tapable interceptor which throws on every call. */

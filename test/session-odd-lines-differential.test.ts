@@ -19,6 +19,7 @@ import { convertToLlm } from "../src/preset.js";
 import { readSession } from "../src/session/index.js";
 import { openWith, type PiContext, type PiOpened } from "./support/pi-open.mjs";
 import { PI1_START_TIMEOUT, type Pi1Child, startPi1 } from "./support/pi1/client.js";
+import { mulberry32 as random } from "./support/random.js";
 
 type Leaf = string | null | undefined;
 interface OddFile {
@@ -40,17 +41,6 @@ const T = "2025-01-31T12:00:00.000Z";
 const FALSY = ["null", "false", "0", '""'];
 const TRUTHY = ["1", "-2.5", '"x"', "true", "[]", "[1,2]", '[{"type":"message"}]'];
 const JUNK = ["{not json", "garbage", "}", "   ", "", "\t", "\u00a0"];
-
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** A linear session of `count` messages (and a compaction, a model change), as lines. */
 function baseLines(version: number, count: number, next: () => number): { lines: string[]; ids: string[] } {

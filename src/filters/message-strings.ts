@@ -95,7 +95,7 @@ function tooDeep(): Error {
  * eachString({ role: "user", content: "key=abc" }, (s) => console.log(s)); // "key=abc"
  */
 export function eachString(value: unknown, visit: (text: string) => void): void {
-	visitValue(value, visit, !enumerablesInherited(), true, 0);
+	stringWalker(visit)(value);
 }
 
 /**

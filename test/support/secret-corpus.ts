@@ -4,18 +4,7 @@
  * Values are made from a seeded generator in the formats the issuers use, so the suite is the same on
  * every run; each `value` is the part that must never reach the model.
  */
-
-/** A deterministic generator (mulberry32), so that the corpus is the same on every run. */
-function generator(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+import { mulberry32 as generator } from "./random.js";
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
