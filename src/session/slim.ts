@@ -1,7 +1,7 @@
 /**
- * Message entries held as their text until they are known to be needed: a long session's context is
- * what follows its latest compaction, so most of its messages never reach the output, and holding
- * each as a parsed object costs memory and garbage-collection time (every one survives to the end).
+ * Message entries held slim once parsed, where the context will not send them: a long session's
+ * context is what follows its latest compaction, so most of its messages never reach the output, and
+ * holding each whole costs memory and garbage-collection time (every one survives to the end).
  *
  * Every line is still parsed, as pi parses it (the same problems, the same ids), and a slim entry
  * keeps every field the context builder reads of an entry it does not send: `type`, `id`,
