@@ -11,7 +11,7 @@ import type { MessageSource, SanitizeMessage, Sanitizer } from "./hook-types.js"
 import { Copier } from "./isolate.js";
 import { adoptFailed, copyFailed, outputRejected } from "./registry-errors.js";
 import type { Reports } from "./reports.js";
-import { Sources } from "./sources.js";
+import type { Sources } from "./sources.js";
 
 /** How far past the last copy found `adoptAll` looks for the next one (entries a tap dropped). */
 const NEAR = 8;
@@ -22,7 +22,8 @@ export class Collector {
 	private copier: Copier | undefined;
 	/** Under `isolate`: the loop's output as it was before the taps (every entry a copy the run made). */
 	private copied: readonly Message[] = [];
-	private readonly sources = new Sources();
+	/** Whether outputs are traced to their inputs (`trackSources()` or `explain`): `sources` is given. */
+	readonly tracking: boolean;
 	/**
 	 * Under `isolate`: whether a copy the loop appended has a role that is not a model role (a `role`
 	 * getter that changed its answer): the final check must then run, even with no tap.
@@ -33,10 +34,12 @@ export class Collector {
 
 	constructor(
 		readonly isolate: boolean,
-		/** Whether outputs are traced to their inputs (`trackSources()` or `explain`). */
-		readonly tracking: boolean,
 		private readonly reports: Reports,
-	) {}
+		/** Where each output came from, when tracked (the loop writes most of it). */
+		private readonly sources: Sources | undefined,
+	) {
+		this.tracking = sources !== undefined;
+	}
 
 	/** Appends converter `plugin`'s (checked) result for input `index`; `null` and `[]` append nothing. */
 	take(result: Message | readonly Message[] | null, index: number, plugin: string, out: Message[]): void {
@@ -47,8 +50,8 @@ export class Collector {
 				for (let j = 0; j < list.length; j++) this.push(list[j] as Message, index, plugin, out);
 			} else this.push(result as Message, index, plugin, out);
 		}
-		if (this.tracking) {
-			this.sources.record(index, plugin, from, out);
+		if (this.sources !== undefined) {
+			this.sources.deciders[index] = plugin;
 			this.reports.observer?.decided(index, plugin, out.length - from);
 		}
 	}
@@ -59,9 +62,13 @@ export class Collector {
 		else this.fused.keep(message, out);
 	}
 
-	/** Under `isolate`, the loop's output before any tap sees it: what `adoptAll` knows to be copies. */
-	converted(output: readonly Message[]): void {
-		this.copied = output.slice();
+	/**
+	 * The loop is done and `output` is what it made. Under `isolate` with taps (`snapshot`), kept as
+	 * it is before any tap sees it: what `adoptAll` knows to be copies.
+	 */
+	converted(output: readonly Message[], snapshot: boolean): void {
+		this.sources?.done(output);
+		if (snapshot) this.copied = output.slice();
 	}
 
 	/**
@@ -106,11 +113,11 @@ export class Collector {
 	}
 
 	sourceOf(message: Message): MessageSource | undefined {
-		return this.tracking ? this.sources.of(message) : undefined;
+		return this.sources?.of(message);
 	}
 
 	inheritSource(message: Message, from: Message): void {
-		if (this.tracking) this.sources.inherit(message, from);
+		this.sources?.inherit(message, from);
 	}
 
 	private push(message: Message, index: number, plugin: string, out: Message[]): void {

@@ -5,14 +5,16 @@
  * and thrown away when the converters change (`store.ts` decides when).
  *
  * As tapable's generated code touches only `_x` and its arguments, the generated source touches
- * only what it is given by name: the {@link LoopScope} and the run's {@link LoopPort}, both spelt
- * through objects the type checker checks against their interfaces (`SCOPE`, `PORT`), so a rename
- * fails the type check. A host that refuses code generation runs `interpret` instead (identical
- * results, property-tested, and run by `npm test` under `--disallow-code-generation-from-strings`).
+ * only what it is given by name: the {@link LoopScope}, the run's {@link LoopPort} and, when sources
+ * are tracked, its `SourceRecords`, all spelt through objects the type checker checks against their
+ * interfaces (`S`, `PORT`, `RECORDS`), so a rename fails the type check. A host that refuses code
+ * generation runs `interpret` instead (identical results, property-tested, and run by `npm test`
+ * under `--disallow-code-generation-from-strings`).
  */
 import type { ConvertLoop, LoopKind, RoleEntry, RoleTable } from "./dispatch.js";
 import { customTypeOf, FAILED, interpret, judge, NONE, step, threw } from "./dispatch.js";
 import { type NamesOf, PORT } from "./port.js";
+import { RECORDS } from "./sources.js";
 
 /** How many roles, in registration order, get a `case` of their own (the preset's, in practice). */
 const SWITCHED_ROLES = 16;
@@ -48,6 +50,7 @@ const PREALLOCATED = 1 << 20;
 /** The generated loop's own argument names. */
 const INPUT = "input";
 const P = "port";
+const R = "records";
 
 /** A compiled loop with the source it was made from (`onCompile` shows it to tests). */
 export interface Compiled {
@@ -86,7 +89,17 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 	// `spill`, whose new entries are then copied to `out` (cutting `out` to `n` for the call instead
 	// would make the next write grow it again: a copy of the whole output per such call); `spill` is
 	// emptied only now and then, since emptying an array frees its storage.
-	const counted = kind === "plain";
+	const counted = kind === "plain" || kind === "tracked";
+	// `tracked` writes the port's source records as it goes; `traced` only where each input begins
+	// (`take` names the plugin); the other kinds write none.
+	const tracked = kind === "tracked";
+	const records = tracked
+		? `\n\tconst starts = ${R}.${RECORDS.starts}, deciders = ${R}.${RECORDS.deciders};`
+		: kind === "traced"
+			? `\n\tconst starts = ${R} === undefined ? undefined : ${R}.${RECORDS.starts};`
+			: "";
+	const start = tracked ? "starts[i] = n;" : kind === "traced" ? "if (starts !== undefined) starts[i] = out.length;" : "";
+	const decided = (k: number) => (tracked ? `deciders[i] = N${k}; ` : "");
 	// Appending a model message that needs no check: through the port when a sanitizer is fused.
 	const append = (value: string) =>
 		kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : counted ? `out[n++] = ${value};` : `out.push(${value});`;
@@ -102,18 +115,21 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 	switched.forEach((entry, k) => {
 		const label = `case ${JSON.stringify(entry.role)}:`;
 		if (!inlineIdentity) cases.push(`${label} ${stepCall(k)}`);
-		else if (entry.identity && entry.excludedBy === undefined) identities.push(label);
-		else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-			cases.push(`${label} {${single(entry, k, append, handOver)}}`);
+		else if (entry.identity && entry.excludedBy === undefined) {
+			// Tracked, each pass-through role names its own plugin.
+			if (tracked) cases.push(`${label} ${decided(k)}${append("message")} continue;`);
+			else identities.push(label);
+		} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
+			cases.push(`${label} {${single(entry, k, (value) => `${decided(k)}${append(value)}`, handOver)}}`);
 		else cases.push(`${label} ${stepCall(k)}`);
 	});
 	const identity = identities.length === 0 ? "" : `${identities.join(" ")} ${append("message")} continue;`;
 	return `"use strict";
-${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0];`).join("\n")}
-return function convertMessages(${INPUT}, ${P}) {
+${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0]${tracked ? `, N${k} = L${k}.names[0]` : ""};`).join("\n")}
+return function convertMessages(${INPUT}, ${P}${records === "" ? "" : `, ${R}`}) {
 	const length = ${INPUT}.length;
 	${counted ? `const out = length <= ${PREALLOCATED} ? new Array(length) : [];\n\tconst spill = [];\n\tlet n = 0;` : "const out = [];"}
-	const view = ${P}.${PORT.view};
+	const view = ${P}.${PORT.view};${records}
 	for (let i = 0; i < length; i++) {
 		const message = ${INPUT}[i];
 		try {
@@ -122,7 +138,7 @@ return function convertMessages(${INPUT}, ${P}) {
 				i = ${P}.${PORT.invalid}(${INPUT}, i, message);
 				continue;
 			}
-			switch (role) {
+			${start === "" ? "" : `${start}\n\t\t\t`}switch (role) {
 				${identity}
 				${cases.join("\n\t\t\t\t")}
 				default: {

@@ -10,6 +10,7 @@ import { isModelRole } from "../messages.js";
 import { describeValue, errorText, isRecord } from "../values.js";
 import type { ConvertContext, ConverterResult } from "./converter-types.js";
 import type { LoopPort } from "./port.js";
+import type { SourceRecords } from "./sources.js";
 import { asOurs, converterFailed } from "./registry-errors.js";
 
 /** A converter as the store keeps it. */
@@ -40,13 +41,18 @@ export type RoleTable = ReadonlyMap<string, RoleEntry>;
 
 /**
  * Which loop a conversion runs: `plain` pushes a pass-through role's message with no call; `fused`
- * does the same through `port.keep` (a sanitizer is applied as each output is appended); `traced`
- * (outputs copied or traced) sends every message through `step`.
+ * does the same through `port.keep` (a sanitizer is applied as each output is appended); `tracked`
+ * is `plain` that also writes the port's source records (`starts`, `deciders`); `traced` (outputs
+ * copied, or observed by `explain`) sends every message through `step`, writing `starts` when they
+ * are tracked.
  */
-export type LoopKind = "plain" | "fused" | "traced";
+export type LoopKind = "plain" | "fused" | "tracked" | "traced";
 
-/** The loop over a history: converts `input` and returns the output (problems go through `port`). */
-export type ConvertLoop = (input: readonly unknown[], port: LoopPort) => Message[];
+/**
+ * The loop over a history: converts `input` and returns the output (problems go through `port`;
+ * where outputs came from into `records`, given when sources are tracked).
+ */
+export type ConvertLoop = (input: readonly unknown[], port: LoopPort, records?: SourceRecords) => Message[];
 
 /** What {@link dispatch} returns when converters failed and none took the message: it is dropped, already reported. */
 export const FAILED: unique symbol = Symbol("convert-to-llm:failed");
@@ -208,7 +214,15 @@ export function step(entry: RoleEntry, message: AgentMessage, index: number, por
  * directly, a single model message appended at once, anything else judged as `step` would (the
  * interpreted form of the compiled loop's `single` case).
  */
-function single(entry: RoleEntry, message: AgentMessage, i: number, port: LoopPort, out: Message[], fused: boolean) {
+function single(
+	entry: RoleEntry,
+	message: AgentMessage,
+	i: number,
+	port: LoopPort,
+	out: Message[],
+	fused: boolean,
+	deciders: string[] | undefined,
+) {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
 	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) return;
 	const list = entry.list;
@@ -223,6 +237,7 @@ function single(entry: RoleEntry, message: AgentMessage, i: number, port: LoopPo
 	if (result !== null && typeof result === "object" && result !== message) {
 		const to = (result as { role?: unknown }).role;
 		if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
+			if (deciders !== undefined) deciders[i] = list.names[0] as string;
 			if (fused) port.keep(result as Message, out);
 			else out.push(result as Message);
 			return;
@@ -245,8 +260,10 @@ export const NONE: readonly string[] = Object.freeze([]);
 export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
 	const inlineIdentity = kind !== "traced";
 	const fused = kind === "fused";
-	return (input, port) => {
+	return (input, port, records) => {
 		const out: Message[] = [];
+		const starts = records?.starts;
+		const deciders = kind === "tracked" ? records?.deciders : undefined;
 		const length = input.length;
 		for (let i = 0; i < length; i++) {
 			const message = input[i];
@@ -256,14 +273,16 @@ export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
 					i = port.invalid(input, i, message);
 					continue;
 				}
+				if (starts !== undefined) starts[i] = out.length;
 				const entry = table.get(role);
 				if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
 				else if (!inlineIdentity) step(entry, message as AgentMessage, i, port, out);
 				else if (entry.identity && entry.excludedBy === undefined) {
+					if (deciders !== undefined) deciders[i] = entry.list.names[0] as string;
 					if (fused) port.keep(message as Message, out);
 					else out.push(message as Message);
 				} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-					single(entry, message as AgentMessage, i, port, out, fused);
+					single(entry, message as AgentMessage, i, port, out, fused, deciders);
 				else step(entry, message as AgentMessage, i, port, out);
 			} catch (cause) {
 				port.failed(i, message, cause);

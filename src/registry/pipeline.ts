@@ -76,11 +76,12 @@ export function convertSync(
 	// A sanitizer that is the first afterConvert tap is applied by the loop, as outputs are appended.
 	const sanitizer = tracking || isolate ? undefined : fusable(hooks, pipeline.sanitizers);
 	const fused = sanitizer !== undefined && run.fuse(sanitizer, hooks.afterConvert.taps.length === 1);
-	const loop = store.loop(tracking || isolate ? "traced" : fused ? "fused" : "plain");
-	let output = loop(input, run.port);
+	// Copies and explain's observer need every message through `step`; tracking alone only records.
+	const kind = isolate || collect.observer !== undefined ? "traced" : tracking ? "tracked" : fused ? "fused" : "plain";
+	let output = store.loop(kind)(input, run.port, run.sources);
 	// What the taps may change is compared with this snapshot afterwards (`adoptAll`); with no tap, nothing is.
 	const tapped = hooks.afterConvert.isUsed() || hooks.afterConvertAsync.isUsed();
-	if (isolate && tapped) run.output.converted(output);
+	run.output.converted(output, isolate && tapped);
 	const { fused: alone } = run.output;
 	if (alone?.checks) {
 		// The only tap was applied by the loop, with the final check: its reports are all that is left.

@@ -9,6 +9,7 @@ import type { HookContext, Sanitizer } from "./hook-types.js";
 import { RunPort } from "./port.js";
 import { type Observer, Reports } from "./reports.js";
 import { RunInput } from "./run-input.js";
+import { Sources } from "./sources.js";
 import { HookView } from "./views.js";
 
 /** How a run is set up by the pipeline. */
@@ -30,16 +31,16 @@ export class Run {
 	readonly input: RunInput;
 	readonly output: Collector;
 	readonly port: RunPort;
+	/** Where outputs came from, when tracked: the loop's third argument. */
+	readonly sources: Sources | undefined;
 	private hookView: HookView | undefined;
 
 	constructor(input: readonly unknown[], options: RunOptions) {
 		this.reports = new Reports(options);
 		this.input = new RunInput(input, options.exclusions, this.reports);
-		this.output = new Collector(
-			options.isolate,
-			options.trackSources || options.observer !== undefined,
-			this.reports,
-		);
+		const tracking = options.trackSources || options.observer !== undefined;
+		this.sources = tracking ? new Sources(lengthOf(input)) : undefined;
+		this.output = new Collector(options.isolate, this.reports, this.sources);
 		this.port = new RunPort(this.reports, this.input, this.output);
 	}
 
@@ -65,6 +66,16 @@ export class Run {
 	hookContext(): HookContext {
 		this.hookView ??= new HookView(this.reports, this.input, this.output);
 		return this.hookView;
+	}
+}
+
+/** The input's length for sizing records; 0 when it cannot be read (the loop then reports what it finds). */
+function lengthOf(input: readonly unknown[]): number {
+	try {
+		const length = input.length;
+		return typeof length === "number" ? length : 0;
+	} catch {
+		return 0;
 	}
 }
 

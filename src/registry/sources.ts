@@ -1,41 +1,57 @@
 /**
- * Where each output of one conversion came from (`ctx.sourceOf`): two arrays aligned with the
- * output while converting (two pushes per output), turned into a map when a tap first asks.
+ * Where each output of one conversion came from (`ctx.sourceOf`): recorded per input message as the
+ * loop runs (where its outputs begin, which plugin decided), turned into a map when a tap first asks.
  */
 import type { Message } from "@mariozechner/pi-ai";
 import type { MessageSource } from "./hook-types.js";
 
-export class Sources {
+/** Up to this input length the records are arrays made at once (beyond, a huge sparse input would make them slow dictionaries). */
+const PREALLOCATED = 1 << 20;
+
+/**
+ * What a conversion loop writes when sources are tracked (its third argument). The loop writes
+ * `starts[i]` for each input it converts, before converting it, and `deciders[i]` for each output it
+ * appends itself; `Collector.take` writes `deciders` for the rest.
+ */
+export interface SourceRecords {
+	/** Input index → the output position where its outputs begin. */
+	readonly starts: number[];
+	/** Input index → the plugin whose result was appended; unset for an input that appended nothing. */
+	readonly deciders: string[];
+}
+
+/** The record names, as the generated loop spells them (checked against {@link SourceRecords}). */
+export const RECORDS = Object.freeze({ starts: "starts", deciders: "deciders" } as const satisfies {
+	readonly [K in keyof SourceRecords]-?: K;
+});
+
+/**
+ * The records of one conversion. The loop writes {@link starts} for each input it reads; whoever
+ * appends an input's outputs writes its {@link deciders} entry (the loop for what it appends itself,
+ * `Collector.take` for the rest). Nothing is built per output until {@link of} is first asked.
+ */
+export class Sources implements SourceRecords {
+	/** Input index → the output position where its outputs begin (written before it is converted). */
+	readonly starts: number[];
+	/** Input index → the plugin whose result was appended; unset for an input that appended nothing. */
+	readonly deciders: string[];
 	private converted: readonly Message[] = [];
-	private readonly index: number[] = [];
-	private readonly plugin: string[] = [];
 	private readonly inherited: Message[] = [];
 	private map: Map<Message, MessageSource> | undefined;
 
-	/** `out[from…]` came from input `index`, converted by `plugin`. */
-	record(index: number, plugin: string, from: number, out: readonly Message[]): void {
+	constructor(inputLength: number) {
+		const preallocate = inputLength <= PREALLOCATED;
+		this.starts = preallocate ? new Array(inputLength) : [];
+		this.deciders = preallocate ? new Array(inputLength) : [];
+	}
+
+	/** The loop is done: `out` is its output, which the records describe. */
+	done(out: readonly Message[]): void {
 		this.converted = out;
-		for (let i = from; i < out.length; i++) {
-			this.index.push(index);
-			this.plugin.push(plugin);
-		}
 	}
 
 	of(message: Message): MessageSource | undefined {
-		if (this.map === undefined) {
-			const map = new Map<Message, MessageSource>();
-			const { converted, index, plugin, inherited } = this;
-			for (let i = 0; i < converted.length; i++) {
-				const output = converted[i] as Message;
-				// The first occurrence wins when one object is output twice.
-				if (!map.has(output)) map.set(output, { index: index[i] as number, plugin: plugin[i] as string });
-			}
-			for (let i = 0; i < inherited.length; i += 2) {
-				const source = map.get(inherited[i + 1] as Message);
-				if (source !== undefined) map.set(inherited[i] as Message, source);
-			}
-			this.map = map;
-		}
+		this.map ??= this.build();
 		return this.map.get(message);
 	}
 
@@ -46,5 +62,37 @@ export class Sources {
 			const source = this.map.get(from);
 			if (source !== undefined) this.map.set(message, source);
 		}
+	}
+
+	/**
+	 * Output → source, the first occurrence winning when one object is output twice. Input `i`'s
+	 * outputs run from its start to the next input's (inputs that appended nothing, holes the loop
+	 * skipped, leave no gap), the last one's to the end of the output.
+	 */
+	private build(): Map<Message, MessageSource> {
+		const map = new Map<Message, MessageSource>();
+		const { converted, starts, deciders, inherited } = this;
+		let pending = -1;
+		const close = (end: number) => {
+			const plugin = deciders[pending];
+			if (plugin === undefined) return;
+			const source: MessageSource = { index: pending, plugin };
+			for (let p = starts[pending] as number; p < end; p++) {
+				const output = converted[p] as Message;
+				if (!map.has(output)) map.set(output, { ...source });
+			}
+		};
+		for (let i = 0; i < starts.length; i++) {
+			const start = starts[i];
+			if (start === undefined) continue;
+			if (pending >= 0) close(start);
+			pending = i;
+		}
+		if (pending >= 0) close(converted.length);
+		for (let i = 0; i < inherited.length; i += 2) {
+			const source = map.get(inherited[i + 1] as Message);
+			if (source !== undefined) map.set(inherited[i] as Message, source);
+		}
+		return map;
 	}
 }
