@@ -69,6 +69,52 @@ describe("registry.sanitize", () => {
 		expect(prepared).toBe(2);
 	});
 
+	it("should ask a sanitizer with roles only about messages of those roles, fused or as a tap", () => {
+		const history = [user("a"), thinking(), user("b")] as AgentMessage[];
+		const make = () => {
+			const asked: [string, number][] = [];
+			const registry = createDefaultRegistry().sanitize({
+				name: "users-only",
+				roles: ["user"],
+				prepare: () => (message, position) => {
+					asked.push([message.role, position]);
+					return message.role === "user" ? { ...message, timestamp: 9 } : message;
+				},
+			});
+			return { registry, asked };
+		};
+		const fused = make();
+		const tapped = make();
+		tapped.registry.hooks.afterConvert.intercept({});
+		const output = fused.registry.convert(history);
+		expect(output.map((m) => m.timestamp)).toEqual([9, 2, 9]);
+		expect(output[1]).toBe(history[1]);
+		// Asked at the positions the tap sees, never about the assistant message.
+		expect(fused.asked).toEqual([
+			["user", 0],
+			["user", 2],
+		]);
+		expect(tapped.registry.convert(history)).toStrictEqual(output);
+		expect(tapped.asked).toEqual(fused.asked);
+	});
+
+	it("should read a sanitizer's fields once, when it is added", () => {
+		const roles: string[] = ["user"];
+		const registry = createDefaultRegistry().sanitize({
+			name: "late-change",
+			roles: roles as never,
+			prepare: () => (message) => ({ ...message, timestamp: 9 }),
+		});
+		roles.push("assistant");
+		expect(registry.convert([user("a"), thinking()] as AgentMessage[]).map((m) => m.timestamp)).toEqual([9, 2]);
+	});
+
+	it.each([["user", "bashExecution"], "user", [1], {}])("should throw InvalidPluginError for roles %o", (roles) => {
+		expect(() =>
+			createDefaultRegistry().sanitize({ name: "x", roles: roles as never, prepare: () => undefined }),
+		).toThrow(/roles .* for sanitizer "x"\. roles lists the model roles/);
+	});
+
 	it.each([null, {}, { name: "", prepare: () => undefined }, { name: "x" }])(
 		"should throw InvalidPluginError for %o",
 		(bad) => {

@@ -90,6 +90,8 @@ export function blockImages(options: BlockImagesOptions = {}): Plugin {
 			registry.sanitize({
 				name: BLOCK_IMAGES_PLUGIN,
 				stage: Stage.SANITIZE,
+				// The only roles whose images pi blocks (and pi-ai sends): the others are passed on unread.
+				roles: ["user", "toolResult"],
 				prepare(ctx) {
 					// A setting that throws blocks images all the same (fails closed): skipping the filter would send them.
 					if (!readSetting(enabled, settingFailed(ctx))) return undefined;
@@ -130,15 +132,23 @@ function hasImage(content: readonly unknown[], rule: BlockRule): boolean {
 const isPlaceholder = (block: unknown, placeholder: string): boolean =>
 	isRecord(block) && block.type === "text" && block.text === placeholder;
 
-/** pi 0.73.1: map images to the placeholder, then drop a placeholder-equal text that follows one in the mapped list. */
+/**
+ * pi 0.73.1: map images to the placeholder, then drop a placeholder-equal text that follows one in
+ * the mapped list (whether or not that one was kept). One pass: `previous` says whether the mapped
+ * block before was placeholder-equal.
+ */
 function blockAsPi(content: readonly unknown[], rule: BlockRule): Block[] {
 	const { isImage, placeholder } = rule;
-	const mapped = content.map(
-		(block): Block => (isImage(block) ? { type: "text", text: placeholder } : (block as Block)),
-	);
-	return mapped.filter(
-		(block, i) => !(i > 0 && isPlaceholder(block, placeholder) && isPlaceholder(mapped[i - 1], placeholder)),
-	);
+	const result: Block[] = [];
+	let previous = false;
+	for (let i = 0; i < content.length; i++) {
+		const block = content[i];
+		const image = isImage(block);
+		const equal = image || isPlaceholder(block, placeholder);
+		if (!(equal && previous)) result.push(image ? { type: "text", text: placeholder } : (block as Block));
+		previous = equal;
+	}
+	return result;
 }
 
 /** Like {@link blockAsPi}, but only a placeholder that replaced an image and follows another such one is dropped. */

@@ -56,10 +56,13 @@ export class Collector {
 		}
 	}
 
-	/** Appends `message`, through the fused sanitizer when there is one. */
-	keep(message: Message, out: Message[]): void {
-		if (this.fused?.sanitize === undefined) out.push(message);
-		else this.fused.keep(message, out);
+	/**
+	 * What to append for `message`: itself, or what the fused sanitizer makes of it (`undefined`:
+	 * nothing). `role`: its role as the loop read it, when it did.
+	 */
+	keep(message: Message, role?: string): Message | undefined {
+		const fused = this.fused;
+		return fused?.sanitize === undefined ? message : fused.keep(message, role);
 	}
 
 	/**
@@ -122,7 +125,8 @@ export class Collector {
 
 	private push(message: Message, index: number, plugin: string, out: Message[]): void {
 		if (!this.isolate) {
-			this.keep(message, out);
+			const kept = this.keep(message);
+			if (kept !== undefined) out.push(kept);
 			return;
 		}
 		const copy = this.copyOf(message, index, plugin);
@@ -175,33 +179,73 @@ export class Collector {
 export class FusedSanitizer {
 	/** The prepared function of this run (`undefined`: nothing to do this time). */
 	sanitize: SanitizeMessage | undefined;
-	private dropped = 0;
+	/** Messages given so far: the position the tap would have seen the next one at. */
+	private given = 0;
+	/** Of them, those appended (the final check's position of the next one, with `rejected`). */
+	private kept = 0;
 	private rejected = 0;
 	private readonly setAside: ConvertToLlmError[] = [];
 	private readonly checked: ConvertToLlmError[] = [];
+
+	/** The model roles the sanitizer does not handle (`Sanitizer.roles`), read once. */
+	private readonly skipsUser: boolean;
+	private readonly skipsAssistant: boolean;
+	private readonly skipsToolResult: boolean;
+	private readonly skipsSystem: boolean;
 
 	constructor(
 		readonly sanitizer: Sanitizer,
 		/** Whether this run's final check is made here (the sanitizer is the hook's only tap). */
 		readonly checks: boolean,
 		private readonly reports: Reports,
-	) {}
+	) {
+		const roles = sanitizer.roles;
+		this.skipsUser = roles !== undefined && !roles.includes("user");
+		this.skipsAssistant = roles !== undefined && !roles.includes("assistant");
+		this.skipsToolResult = roles !== undefined && !roles.includes("toolResult");
+		this.skipsSystem = roles !== undefined && !roles.includes("system");
+	}
+
+	/** Whether a message of `role` (as the loop read it) is passed on without asking the sanitizer. */
+	private skips(role: string): boolean {
+		switch (role) {
+			case "assistant":
+				return this.skipsAssistant;
+			case "toolResult":
+				return this.skipsToolResult;
+			case "user":
+				return this.skipsUser;
+			case "system":
+				return this.skipsSystem;
+			default:
+				return false;
+		}
+	}
 
 	/** Where the sanitizer's reports wait. */
 	report(error: ConvertToLlmError): void {
 		this.setAside.push(error);
 	}
 
-	/** Appends what the sanitizer makes of `message`, at the position the tap would have seen it. */
-	keep(message: Message, out: Message[]): void {
-		const sanitize = this.sanitize as SanitizeMessage;
-		const result = sanitize(message, out.length + this.dropped);
-		if (result === null) this.dropped++;
-		else if (!this.checks || isMessage(result)) out.push(result);
-		else {
-			if (this.reports.listening) this.checked.push(outputRejected(out.length + this.rejected, result));
-			this.rejected++;
+	/** What the sanitizer makes of `message`, given at the position the tap would have seen it (`undefined`: nothing to append). */
+	keep(message: Message, role: string | undefined): Message | undefined {
+		const position = this.given++;
+		// A role the sanitizer does not handle, as the loop read it: passed on, as the tap would.
+		if (role !== undefined && this.skips(role)) {
+			this.kept++;
+			return message;
 		}
+		const sanitize = this.sanitize as SanitizeMessage;
+		const result = sanitize(message, position);
+		if (result === null) return undefined;
+		// The message itself needs no second check: its role was read as a model role before it came here.
+		if (result === message || !this.checks || isMessage(result)) {
+			this.kept++;
+			return result;
+		}
+		if (this.reports.listening) this.checked.push(outputRejected(this.kept + this.rejected, result));
+		this.rejected++;
+		return undefined;
 	}
 
 	/** Reports what was set aside, in order: the sanitizer's, then the final check's. */

@@ -89,7 +89,7 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 	// `spill`, whose new entries are then copied to `out` (cutting `out` to `n` for the call instead
 	// would make the next write grow it again: a copy of the whole output per such call); `spill` is
 	// emptied only now and then, since emptying an array frees its storage.
-	const counted = kind === "plain" || kind === "tracked";
+	const counted = kind !== "traced";
 	// `tracked` writes the port's source records as it goes; `traced` only where each input begins
 	// (`take` names the plugin); the other kinds write none.
 	const tracked = kind === "tracked";
@@ -98,11 +98,19 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 		: kind === "traced"
 			? `\n\tconst starts = ${R} === undefined ? undefined : ${R}.${RECORDS.starts};`
 			: "";
-	const start = tracked ? "starts[i] = n;" : kind === "traced" ? "if (starts !== undefined) starts[i] = out.length;" : "";
+	const start = tracked
+		? "starts[i] = n;"
+		: kind === "traced"
+			? "if (starts !== undefined) starts[i] = out.length;"
+			: "";
 	const decided = (k: number) => (tracked ? `deciders[i] = N${k}; ` : "");
 	// Appending a model message that needs no check: through the port when a sanitizer is fused.
-	const append = (value: string) =>
-		kind === "fused" ? `${P}.${PORT.keep}(${value}, out);` : counted ? `out[n++] = ${value};` : `out.push(${value});`;
+	const append = (value: string, role: string) =>
+		kind === "fused"
+			? `{ const kept = ${P}.${PORT.keep}(${value}, ${role}); if (kept !== undefined) out[n++] = kept; }`
+			: counted
+				? `out[n++] = ${value};`
+				: `out.push(${value});`;
 	/** A call that appends to the array it is given (`target`). */
 	const handOver = (call: (target: string) => string) =>
 		counted
@@ -117,13 +125,13 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 		if (!inlineIdentity) cases.push(`${label} ${stepCall(k)}`);
 		else if (entry.identity && entry.excludedBy === undefined) {
 			// Tracked, each pass-through role names its own plugin.
-			if (tracked) cases.push(`${label} ${decided(k)}${append("message")} continue;`);
+			if (tracked) cases.push(`${label} ${decided(k)}${append("message", "role")} continue;`);
 			else identities.push(label);
 		} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-			cases.push(`${label} {${single(entry, k, (value) => `${decided(k)}${append(value)}`, handOver)}}`);
+			cases.push(`${label} {${single(entry, k, (value, role) => `${decided(k)}${append(value, role)}`, handOver)}}`);
 		else cases.push(`${label} ${stepCall(k)}`);
 	});
-	const identity = identities.length === 0 ? "" : `${identities.join(" ")} ${append("message")} continue;`;
+	const identity = identities.length === 0 ? "" : `${identities.join(" ")} ${append("message", "role")} continue;`;
 	return `"use strict";
 ${switched.map((_, k) => `const L${k} = ${S.entries}[${k}].list, F${k} = L${k}.fns[0]${tracked ? `, N${k} = L${k}.names[0]` : ""};`).join("\n")}
 return function convertMessages(${INPUT}, ${P}${records === "" ? "" : `, ${R}`}) {
@@ -163,7 +171,7 @@ return function convertMessages(${INPUT}, ${P}${records === "" ? "" : `, ${R}`})
 function single(
 	entry: RoleEntry,
 	k: number,
-	append: (value: string) => string,
+	append: (value: string, role: string) => string,
 	handOver: (call: (target: string) => string) => string,
 ): string {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
@@ -180,7 +188,7 @@ function single(
 					if (result !== null && typeof result === "object" && result !== message) {
 						const to = result.role;
 						if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-							${append("result")}
+							${append("result", "to")}
 							continue;
 						}
 					}

@@ -2,9 +2,11 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { ConvertToLlmError } from "../errors.js";
+import { isModelRole } from "../messages.js";
 import { isInstance } from "../values.js";
 import type { ConverterFn } from "./dispatch.js";
 import { Trace } from "./explain.js";
+import type { HookContext } from "./hook-types.js";
 import { createHooks } from "./hooks.js";
 import { codeGenerationRefused } from "./interpreted-hooks.js";
 import { convertAsync, convertSync, failsafe, type Pipeline } from "./pipeline.js";
@@ -15,6 +17,7 @@ import {
 	badExclude,
 	badRegister,
 	badSanitizer,
+	badSanitizerRoles,
 	badTimeout,
 	MAX_TIMEOUT_MS,
 	namelessConverter,
@@ -105,10 +108,19 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			return registry;
 		},
 		sanitize(sanitizer) {
-			const { name, prepare } = (sanitizer ?? {}) as Partial<Sanitizer>;
+			const { name, stage, prepare, roles } = (sanitizer ?? {}) as Partial<Sanitizer>;
 			if (typeof name !== "string" || name.trim() === "" || typeof prepare !== "function")
 				throw badSanitizer(sanitizer);
-			tapSanitizer(hooks, sanitizers, sanitizer);
+			if (roles !== undefined && !(Array.isArray(roles) && roles.every(isModelRole)))
+				throw badSanitizerRoles(name, roles);
+			// Read once: what the registry applies cannot change behind it.
+			const own: Sanitizer = Object.freeze({
+				name,
+				stage,
+				roles: roles === undefined ? undefined : Object.freeze([...roles]),
+				prepare: (ctx: HookContext) => prepare.call(sanitizer, ctx),
+			});
+			tapSanitizer(hooks, sanitizers, own);
 			return registry;
 		},
 		converters: (role) => store.converters(role),

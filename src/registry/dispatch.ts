@@ -10,8 +10,8 @@ import { isModelRole } from "../messages.js";
 import { describeValue, errorText, isRecord } from "../values.js";
 import type { ConvertContext, ConverterResult } from "./converter-types.js";
 import type { LoopPort } from "./port.js";
-import type { SourceRecords } from "./sources.js";
 import { asOurs, converterFailed } from "./registry-errors.js";
+import type { SourceRecords } from "./sources.js";
 
 /** A converter as the store keeps it. */
 export type ConverterFn = (message: AgentMessage, ctx: ConvertContext) => ConverterResult;
@@ -238,8 +238,8 @@ function single(
 		const to = (result as { role?: unknown }).role;
 		if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 			if (deciders !== undefined) deciders[i] = list.names[0] as string;
-			if (fused) port.keep(result as Message, out);
-			else out.push(result as Message);
+			const kept = fused ? port.keep(result as Message, to) : (result as Message);
+			if (kept !== undefined) out.push(kept);
 			return;
 		}
 	}
@@ -279,8 +279,8 @@ export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
 				else if (!inlineIdentity) step(entry, message as AgentMessage, i, port, out);
 				else if (entry.identity && entry.excludedBy === undefined) {
 					if (deciders !== undefined) deciders[i] = entry.list.names[0] as string;
-					if (fused) port.keep(message as Message, out);
-					else out.push(message as Message);
+					const kept = fused ? port.keep(message as Message, role) : (message as Message);
+					if (kept !== undefined) out.push(kept);
 				} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
 					single(entry, message as AgentMessage, i, port, out, fused, deciders);
 				else step(entry, message as AgentMessage, i, port, out);

@@ -3,6 +3,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";
 import type { ConvertToLlmError } from "../errors.js";
+import type { ModelRole } from "../messages.js";
 
 /**
  * Where an output message came from, as `ctx.sourceOf(message)` tells a post-conversion tap.
@@ -125,7 +126,7 @@ export type SanitizeMessage = (message: Message, position: number) => Message | 
  * changed the output (it is the first `afterConvert` tap, the hook has no interceptor, outputs are
  * neither copied nor traced), the registry applies it inside the conversion loop, as each converter
  * result is appended, instead of in a second pass over the output; the result, the reports and
- * their order are the same.
+ * their order are the same. With `roles`, the function is called only for messages of those roles.
  *
  * @example
  * registry.sanitize({
@@ -139,5 +140,10 @@ export type SanitizeMessage = (message: Message, position: number) => Message | 
 export interface Sanitizer {
 	readonly name: string;
 	readonly stage?: number;
+	/**
+	 * The roles of the messages it may change (`blockImages`: `user` and `toolResult`), when not all:
+	 * a message of another role is passed on as is, without a call. Default: every role.
+	 */
+	readonly roles?: readonly ModelRole[];
 	prepare(ctx: HookContext): SanitizeMessage | undefined;
 }

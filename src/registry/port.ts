@@ -34,8 +34,12 @@ export interface LoopPort {
 	reportAt(index: number, error: ConvertToLlmError): void;
 	/** Appends converter `plugin`'s checked result for input `index` to `out`. */
 	take(result: Message | readonly Message[] | null, index: number, plugin: string, out: Message[]): void;
-	/** Appends a model message that needs no check (a pass-through), through the fused sanitizer if any. */
-	keep(message: Message, out: Message[]): void;
+	/**
+	 * What to append for a model message that needs no check (a pass-through, or a converter's single
+	 * result): the message itself, or what the fused sanitizer makes of it; `undefined`: nothing.
+	 * `role`: the message's role as the loop read it.
+	 */
+	keep(message: Message, role: string): Message | undefined;
 }
 
 /** Each member of `T` under its own name: a rename in `T` fails where such an object is written. */
@@ -111,7 +115,7 @@ export class RunPort implements LoopPort {
 		this.output.take(result, index, plugin, out);
 	}
 
-	keep(message: Message, out: Message[]): void {
-		this.output.keep(message, out);
+	keep(message: Message, role: string): Message | undefined {
+		return this.output.keep(message, role);
 	}
 }

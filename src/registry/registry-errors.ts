@@ -164,6 +164,12 @@ export const badSanitizer = (value: unknown): InvalidPluginError =>
 		`registry.sanitize() was given ${describeValue(value)}. A sanitizer is { name: "my-sanitizer", prepare(ctx) { return (message) => message; } }: the name is used in every error and trace.`,
 	);
 
+export const badSanitizerRoles = (name: string, roles: unknown): InvalidPluginError =>
+	new InvalidPluginError(
+		`registry.sanitize() was given roles ${describeValue(roles)} for sanitizer ${quote(name)}. roles lists the model roles whose messages it may change, e.g. roles: ["user", "toolResult"]; leave it out to see every message.`,
+		{ plugin: name },
+	);
+
 export const namelessConverter = (method: string, role: unknown): InvalidPluginError =>
 	new InvalidPluginError(
 		`registry.${method}(${quote(role)}, …) needs options.name, the plugin name used in every error and trace, e.g. { name: "my-extension" }.`,

@@ -42,8 +42,10 @@ function sanitizeAll(sanitizer: Sanitizer, messages: Message[], ctx: HookContext
 	// Copy on write: the array is copied (whole, so it stays packed) only once a message changes.
 	let output: Message[] | undefined;
 	let dropped: number[] | undefined;
+	const roles = sanitizer.roles;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
+		if (roles !== undefined && !handles(roles, message)) continue;
 		const result = sanitize(message, i);
 		if (result === message) continue;
 		if (result === null) {
@@ -57,6 +59,17 @@ function sanitizeAll(sanitizer: Sanitizer, messages: Message[], ctx: HookContext
 	}
 	if (dropped !== undefined) return withoutIndices(output ?? messages, dropped);
 	return output ?? messages;
+}
+
+/** Whether a sanitizer of `roles` is asked about `message`: one whose role cannot be read is asked (it reports and drops it). */
+function handles(roles: readonly string[], message: Message): boolean {
+	let role: unknown;
+	try {
+		role = message.role;
+	} catch {
+		return true;
+	}
+	return roles.includes(role as string);
 }
 
 /** `messages` without the entries at `indices` (ascending). */
