@@ -1,4 +1,5 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
+import { bashTextMemo } from "../builtin-converters/bash-text-memo.js";
 import { userText } from "../builtin-converters/text-message.js";
 import type { BashExecutionMessage } from "../messages.js";
 import type { Plugin } from "../registry/types.js";
@@ -167,19 +168,23 @@ const asText = (value: unknown): string => (typeof value === "string" ? value : 
  * as pi does and then fenced, never left to the built-in converter. Fails closed: a message it cannot
  * convert (a throwing getter, a value with no string form) is dropped and reported once, as a
  * `ConversionError` naming this plugin. The output equals the default preset's whenever nothing needs
- * a longer delimiter (see {@link safeBashExecutionToText}).
+ * a longer delimiter (see {@link safeBashExecutionToText}). Each registry remembers each run's text
+ * while its fields stay the same (see `bashTextMemo`).
  *
  * @example
  * const registry = createDefaultRegistry().use(safeFences());
  */
 export function safeFences(): Plugin {
-	const convert = (message: BashExecutionMessage): UserMessage | null => {
-		if (message.excludeFromContext) return null;
-		return userText(safeBashExecutionToText(message), message.timestamp);
-	};
 	return {
 		name: SAFE_FENCES_PLUGIN,
 		apply(registry) {
+			// Each registry remembers each run's fenced text while its fields stay the same (as the
+			// built-in converter does): the output is scanned for backticks once, not on every turn.
+			const textOf = bashTextMemo(safeBashExecutionToText);
+			const convert = (message: BashExecutionMessage): UserMessage | null => {
+				if (message.excludeFromContext) return null;
+				return userText(textOf(message), message.timestamp);
+			};
 			registerFailClosed(registry, "bashExecution", SAFE_FENCES_PLUGIN, convert);
 		},
 	};

@@ -12,7 +12,8 @@
  * under `--disallow-code-generation-from-strings`).
  */
 import type { ConvertLoop, LoopKind, RoleEntry, RoleTable } from "./dispatch.js";
-import { customTypeOf, FAILED, interpret, judge, NONE, step, threw } from "./dispatch.js";
+import { askOthers, customTypeOf, FAILED, judge, NONE, step, threw } from "./dispatch.js";
+import { interpret } from "./interpreted-loop.js";
 import { type NamesOf, PORT } from "./port.js";
 import { RECORDS } from "./sources.js";
 
@@ -26,6 +27,7 @@ interface LoopScope {
 	/** The other roles' entries. */
 	readonly rest: ReadonlyMap<string, RoleEntry>;
 	readonly step: typeof step;
+	readonly askOthers: typeof askOthers;
 	readonly judge: typeof judge;
 	readonly threw: typeof threw;
 	readonly FAILED: typeof FAILED;
@@ -37,6 +39,7 @@ const S = Object.freeze({
 	entries: "entries",
 	rest: "rest",
 	step: "step",
+	askOthers: "askOthers",
 	judge: "judge",
 	threw: "threw",
 	FAILED: "FAILED",
@@ -69,7 +72,7 @@ export function compileLoop(table: RoleTable, kind: LoopKind): Compiled {
 		if (switched.length < SWITCHED_ROLES) switched.push(entry);
 		else rest.set(role, entry);
 	}
-	const scope: LoopScope = { entries: switched, rest, step, judge, threw, FAILED, customTypeOf, NONE };
+	const scope: LoopScope = { entries: switched, rest, step, askOthers, judge, threw, FAILED, customTypeOf, NONE };
 	const source = loopSource(switched, kind);
 	try {
 		const names = Object.keys(scope);
@@ -127,7 +130,7 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 			// Tracked, each pass-through role names its own plugin.
 			if (tracked) cases.push(`${label} ${decided(k)}${append("message", "role")} continue;`);
 			else identities.push(label);
-		} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
+		} else if (entry.byCustomType === undefined && !entry.identity)
 			cases.push(`${label} {${single(entry, k, (value, role) => `${decided(k)}${append(value, role)}`, handOver)}}`);
 		else cases.push(`${label} ${stepCall(k)}`);
 	});
@@ -164,9 +167,10 @@ return function convertMessages(${INPUT}, ${P}${records === "" ? "" : `, ${R}`})
 }
 
 /**
- * The case of a role with one converter, when outputs are neither copied nor traced: the converter
- * called directly, and a single model message appended at once; anything else goes to `judge`, as
- * the interpreter's `step` would send it.
+ * The case of a role with no `customType` converters, when outputs are neither copied nor traced:
+ * its first converter called directly, and a single model message appended at once; anything else
+ * goes to `judge`, as the interpreter's `step` would send it, and, when the first did not decide,
+ * the others are asked (`askOthers`).
  */
 function single(
 	entry: RoleEntry,
@@ -176,13 +180,19 @@ function single(
 ): string {
 	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
 	const exclusion = entry.excludedBy === undefined ? "" : "if (message.excludeFromContext) continue;";
+	// Several converters: when the first does not decide, the others are asked (`askOthers`).
+	const many = entry.list.fns.length > 1;
+	const others = (failed: string) =>
+		many
+			? ` ${handOver((target) => `${S.askOthers}(${S.entries}[${k}], message, i, ${P}, ${target}, ${failed});`)}`
+			: "";
 	return `${exclusion}
 					${P}.${PORT.at}(i);
 					let result;
 					try {
 						result = F${k}(message, view);
 					} catch (cause) {
-						${S.threw}(L${k}, 0, message, i, ${P}, cause);
+						${S.threw}(L${k}, 0, message, i, ${P}, cause);${others("true")}
 						continue;
 					}
 					if (result !== null && typeof result === "object" && result !== message) {
@@ -193,9 +203,13 @@ function single(
 						}
 					}
 					const judged = ${S.judge}(L${k}, 0, message, i, ${P}, result);
-					if (judged === ${S.FAILED}) continue;
+					${
+						many
+							? `if (judged === undefined || judged === ${S.FAILED}) {${others(`judged === ${S.FAILED}`)} continue; }`
+							: `if (judged === ${S.FAILED}) continue;
 					if (judged === undefined) ${P}.${PORT.unhandled}(i, ${JSON.stringify(entry.role)}, ${S.customTypeOf}(message), L${k}.names);
-					else ${handOver((target) => `${P}.${PORT.take}(judged, i, L${k}.names[0], ${target});`)}
+					else `
+					}${handOver((target) => `${P}.${PORT.take}(judged, i, L${k}.names[0], ${target});`)}
 					continue;
 				`;
 }

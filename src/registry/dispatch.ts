@@ -1,8 +1,8 @@
 /**
  * Dispatch of one message to its role's converters, with SyncBailHook's semantics (the first result
- * that is not `undefined` wins), and the interpreted loop over a history. The compiled loop
- * (`compile.ts`) specialises the same loop and calls {@link step} for everything but its fast paths,
- * so the two cannot disagree on what a converter's result means.
+ * that is not `undefined` wins). Both loops over a history, the interpreted one
+ * (`interpreted-loop.ts`) and the compiled one (`compile.ts`), call {@link step} for everything but
+ * their fast paths, so they cannot disagree on what a converter's result means.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
@@ -146,10 +146,17 @@ type Asked = typeof TAKEN | typeof FAILED | undefined;
  * Asks each converter of `list` in turn, and appends the first result that is not `undefined`; a
  * failing converter is reported (once per message) and skipped.
  */
-function ask(list: ConverterList, message: AgentMessage, index: number, port: LoopPort, out: Message[]): Asked {
+function ask(
+	list: ConverterList,
+	message: AgentMessage,
+	index: number,
+	port: LoopPort,
+	out: Message[],
+	from = 0,
+): Asked {
 	const fns = list.fns;
 	let failed = false;
-	for (let k = 0; k < fns.length; k++) {
+	for (let k = from; k < fns.length; k++) {
 		let returned: ConverterResult;
 		port.at(index);
 		try {
@@ -195,6 +202,23 @@ function namesAsked(entry: RoleEntry, message: AgentMessage): string[] {
 	return [...(typed?.names ?? []), ...entry.list.names];
 }
 
+/**
+ * A role with no `customType` converters whose first converter the loop asked itself and which did
+ * not decide (`failed`: it failed, and was reported): the others are asked in turn, as `step` would,
+ * and the message is reported as unhandled when none takes it and none failed.
+ */
+export function askOthers(
+	entry: RoleEntry,
+	message: AgentMessage,
+	index: number,
+	port: LoopPort,
+	out: Message[],
+	failed: boolean,
+): void {
+	const asked = ask(entry.list, message, index, port, out, 1);
+	if (asked === undefined && !failed) port.unhandled(index, entry.role, customTypeOf(message), entry.list.names);
+}
+
 /** One message of a known role: exclusion, dispatch, and what its result appends to `out`. */
 export function step(entry: RoleEntry, message: AgentMessage, index: number, port: LoopPort, out: Message[]): void {
 	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) {
@@ -209,85 +233,5 @@ export function step(entry: RoleEntry, message: AgentMessage, index: number, por
 	if (asked === undefined) port.unhandled(index, entry.role, customTypeOf(message), namesAsked(entry, message));
 }
 
-/**
- * A role with one converter, when outputs are neither copied nor traced: the converter called
- * directly, a single model message appended at once, anything else judged as `step` would (the
- * interpreted form of the compiled loop's `single` case).
- */
-function single(
-	entry: RoleEntry,
-	message: AgentMessage,
-	i: number,
-	port: LoopPort,
-	out: Message[],
-	fused: boolean,
-	deciders: string[] | undefined,
-) {
-	// Excluded messages are dropped before the converter; nobody observes a run that is not traced.
-	if (entry.excludedBy !== undefined && (message as { excludeFromContext?: unknown }).excludeFromContext) return;
-	const list = entry.list;
-	port.at(i);
-	let result: ConverterResult;
-	try {
-		result = (list.fns[0] as ConverterFn)(message, port.view);
-	} catch (cause) {
-		threw(list, 0, message, i, port, cause);
-		return;
-	}
-	if (result !== null && typeof result === "object" && result !== message) {
-		const to = (result as { role?: unknown }).role;
-		if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
-			if (deciders !== undefined) deciders[i] = list.names[0] as string;
-			const kept = fused ? port.keep(result as Message, to) : (result as Message);
-			if (kept !== undefined) out.push(kept);
-			return;
-		}
-	}
-	const judged = judge(list, 0, message, i, port, result);
-	if (judged === FAILED) return;
-	if (judged === undefined) port.unhandled(i, entry.role, customTypeOf(message), list.names);
-	else port.take(judged, i, list.names[0] as string, out);
-}
-
 /** No converter names: for a role nobody registered. */
 export const NONE: readonly string[] = Object.freeze([]);
-
-/**
- * The loop, interpreted: a `Map` look-up per message. What a host that refuses code generation
- * (CSP) runs, and what runs while a registry's converters change between conversions. As in the
- * compiled loop, a pass-through role's message is appended with no call unless `kind` is `traced`.
- */
-export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
-	const inlineIdentity = kind !== "traced";
-	const fused = kind === "fused";
-	return (input, port, records) => {
-		const out: Message[] = [];
-		const starts = records?.starts;
-		const deciders = kind === "tracked" ? records?.deciders : undefined;
-		const length = input.length;
-		for (let i = 0; i < length; i++) {
-			const message = input[i];
-			try {
-				const role = message === null || typeof message !== "object" ? undefined : (message as AgentMessage).role;
-				if (typeof role !== "string") {
-					i = port.invalid(input, i, message);
-					continue;
-				}
-				if (starts !== undefined) starts[i] = out.length;
-				const entry = table.get(role);
-				if (entry === undefined) port.unhandled(i, role, customTypeOf(message), NONE);
-				else if (!inlineIdentity) step(entry, message as AgentMessage, i, port, out);
-				else if (entry.identity && entry.excludedBy === undefined) {
-					if (deciders !== undefined) deciders[i] = entry.list.names[0] as string;
-					const kept = fused ? port.keep(message as Message, role) : (message as Message);
-					if (kept !== undefined) out.push(kept);
-				} else if (entry.list.fns.length === 1 && entry.byCustomType === undefined && !entry.identity)
-					single(entry, message as AgentMessage, i, port, out, fused, deciders);
-				else step(entry, message as AgentMessage, i, port, out);
-			} catch (cause) {
-				port.failed(i, message, cause);
-			}
-		}
-		return out;
-	};
-}

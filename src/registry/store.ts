@@ -10,12 +10,12 @@ import {
 	type ConverterFn,
 	type ConverterList,
 	type ConvertLoop,
-	interpret,
 	type LoopKind,
 	passThrough,
 	type RoleEntry,
 	type RoleTable,
 } from "./dispatch.js";
+import { interpret } from "./interpreted-loop.js";
 import { duplicateConverter } from "./registry-errors.js";
 
 interface Stored {
