@@ -52,6 +52,24 @@ describe("bashTextMemo", () => {
 		expect(textOf(message)).toContain("Ran `command 2`");
 	});
 
+	it("should convert a run with a field pi never reads that throws, as pi does", () => {
+		const message = run({ truncated: false });
+		Object.defineProperty(message, "fullOutputPath", {
+			enumerable: true,
+			get() {
+				throw new Error("not readable");
+			},
+		});
+		const registry = createDefaultRegistry();
+		const errors: unknown[] = [];
+		registry.hooks.error.tap("collect", (error) => {
+			errors.push(error);
+		});
+		expect(registry.convert([message])).toStrictEqual(upstreamConvertToLlm([message]));
+		expect(registry.convert([message])).toHaveLength(1);
+		expect(errors).toEqual([]);
+	});
+
 	it("should keep one memo per registry, and give pi's output on every conversion", () => {
 		const history = [run(), run({ exitCode: 1 }), run({ output: "" })];
 		const one = createDefaultRegistry();

@@ -120,6 +120,33 @@ describe.each(wrappers)("blockImages on a $role message", ({ wrap }) => {
 	});
 });
 
+describe("blockImages on content with holes", () => {
+	/** A content array with holes where `holes` says (a sparse array, as a hand-made history may hold). */
+	const sparse = (blocks: readonly unknown[], holes: readonly number[]) => {
+		const content = [...blocks];
+		for (const at of holes) delete content[at];
+		return content;
+	};
+	it.each([
+		{ kind: "an image, a hole, then text", blocks: [img(), text("x"), text("y")], holes: [1] },
+		{ kind: "placeholders around a hole", blocks: [text(P), text("x"), text(P)], holes: [1] },
+	])("should send what pi 0.73.1 sends for $kind", ({ blocks, holes }) => {
+		const message = { role: "user", content: sparse(blocks, holes), timestamp: 1 } as AgentMessage;
+		expect(JSON.stringify(convertWith({ enabled: true }, [message]))).toBe(
+			JSON.stringify(upstream.convert([message])),
+		);
+	});
+
+	it("should drop a hole as pi's map and filter do, where pi itself throws on the block after it", () => {
+		const message = { role: "user", content: sparse([img(), text("x"), img()], [1]), timestamp: 1 } as AgentMessage;
+		expect(() => upstream.convert([message])).toThrow(TypeError);
+		expect(convertWith({ enabled: true }, [message])[0]?.content).toStrictEqual([PH, PH]);
+		// strictImages counts a hole as a block that is not text: it is blocked, and then dropped as a hole.
+		const holeOnly = { role: "user", content: sparse([text("x")], [0]), timestamp: 1 } as AgentMessage;
+		expect(convertWith({ enabled: true, strictImages: true }, [holeOnly])[0]?.content).toStrictEqual([]);
+	});
+});
+
 describe("blockImages: what it leaves alone", () => {
 	const reply = assistant([text(P), text(P), { type: "thinking", thinking: "an image?" }], {
 		stopReason: "stop",

@@ -71,7 +71,12 @@ describe("the generated converter loop", () => {
 									continue;
 								}
 								if (result !== null && typeof result === "object" && result !== message) {
-									const to = result.role;
+									let to;
+									try {
+										to = result.role;
+									} catch {
+										to = undefined;
+									}
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 										out[n++] = result;
 										continue;
@@ -93,7 +98,12 @@ describe("the generated converter loop", () => {
 									continue;
 								}
 								if (result !== null && typeof result === "object" && result !== message) {
-									const to = result.role;
+									let to;
+									try {
+										to = result.role;
+									} catch {
+										to = undefined;
+									}
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 										out[n++] = result;
 										continue;
@@ -115,7 +125,12 @@ describe("the generated converter loop", () => {
 									continue;
 								}
 								if (result !== null && typeof result === "object" && result !== message) {
-									const to = result.role;
+									let to;
+									try {
+										to = result.role;
+									} catch {
+										to = undefined;
+									}
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 										out[n++] = result;
 										continue;
@@ -137,7 +152,12 @@ describe("the generated converter loop", () => {
 									continue;
 								}
 								if (result !== null && typeof result === "object" && result !== message) {
-									const to = result.role;
+									let to;
+									try {
+										to = result.role;
+									} catch {
+										to = undefined;
+									}
 									if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 										out[n++] = result;
 										continue;

@@ -366,6 +366,39 @@ describe("registry.convert", () => {
 			expect((error as Error).cause).toBe(thrown);
 		});
 
+		it("should fall back, and report the override, when its result's role cannot be read, in every loop", () => {
+			const make = (options: object) => {
+				const registry = createRegistry(options as never)
+					.use(modelRoles)
+					.register("bashExecution", bashToUser, { name: "base" })
+					.register(
+						"bashExecution",
+						() =>
+							({
+								get role(): string {
+									throw new Error("no role");
+								},
+							}) as never,
+						{ name: "unreadable", override: true },
+					);
+				return { registry, errors: collectErrors(registry) };
+			};
+			const history = [bash("ls"), user("after")];
+			const compiled = make({});
+			compiled.registry.convert(history);
+			compiled.errors.length = 0;
+			const output = compiled.registry.convert(history);
+			expect(userTexts(output)).toEqual([userTexts([bashToUser(bash("ls"))])[0], "after"]);
+			expect(compiled.errors).toHaveLength(1);
+			expect(compiled.errors[0]).toMatchObject({ index: 0, plugin: "unreadable" });
+			for (const options of [{ interpreted: true }, { isolate: true }]) {
+				const other = make(options);
+				expect(other.registry.convert(history)).toStrictEqual(output);
+				expect(other.errors.map((e) => e.message)).toEqual(compiled.errors.map((e) => e.message));
+			}
+			expect(make({}).registry.explain(history).output).toStrictEqual(output);
+		});
+
 		it.each(MODES)("should pass on an error that is already ours without wrapping it ($mode)", ({ strict }) => {
 			const inner = new InvalidMessageError("nested registry refused it", { index: 9 });
 			const registry = createRegistry({ strict }).register(

@@ -98,6 +98,46 @@ describe("registry.sanitize", () => {
 		expect(tapped.asked).toEqual(fused.asked);
 	});
 
+	it("should not ask a sanitizer with roles about a converter's result of another role, fused or as a tap", () => {
+		const make = () => {
+			const asked: string[] = [];
+			const registry = createDefaultRegistry().sanitize({
+				name: "users-only",
+				roles: ["user"],
+				prepare: () => (message) => {
+					asked.push(message.role);
+					return message;
+				},
+			});
+			registry.register("custom", () => [user("a") as Message, thinking()], { name: "two", customType: "two" });
+			return { registry, asked };
+		};
+		const history = [
+			{ role: "custom", customType: "two", content: "x", display: true, timestamp: 1 },
+		] as AgentMessage[];
+		const fused = make();
+		const tapped = make();
+		tapped.registry.hooks.afterConvert.intercept({});
+		expect(fused.registry.convert(history)).toStrictEqual(tapped.registry.convert(history));
+		expect(fused.asked).toEqual(["user"]);
+		expect(tapped.asked).toEqual(["user"]);
+	});
+
+	it("should leave a sanitizer's undefined (not a message) to the final check after a later tap", () => {
+		const registry = createDefaultRegistry().sanitize({
+			name: "broken",
+			prepare: () => (message) => (message.timestamp === 2 ? (undefined as never) : message),
+		});
+		registry.hooks.afterConvert.tap({ name: "later", stage: Stage.VERIFY }, (messages) => messages);
+		const errors: string[] = [];
+		registry.hooks.error.tap("collect", (error) => {
+			errors.push(error.message);
+		});
+		expect(registry.convert([user("a"), thinking(), user("b")] as AgentMessage[])).toHaveLength(2);
+		expect(errors).toHaveLength(1);
+		expect(errors[0]).toMatch(/Output entry 1 is undefined/);
+	});
+
 	it("should read a sanitizer's fields once, when it is added", () => {
 		const roles: string[] = ["user"];
 		const registry = createDefaultRegistry().sanitize({
@@ -109,10 +149,16 @@ describe("registry.sanitize", () => {
 		expect(registry.convert([user("a"), thinking()] as AgentMessage[]).map((m) => m.timestamp)).toEqual([9, 2]);
 	});
 
-	it.each([["user", "bashExecution"], "user", [1], {}])("should throw InvalidPluginError for roles %o", (roles) => {
-		expect(() =>
-			createDefaultRegistry().sanitize({ name: "x", roles: roles as never, prepare: () => undefined }),
-		).toThrow(/roles .* for sanitizer "x"\. roles lists the model roles/);
+	it.each([
+		{ roles: ["user", "bashExecution"], says: 'whose entry 1, "bashExecution", is not a model role' },
+		{ roles: "user", says: "that are not an array (string)" },
+		{ roles: [1], says: "whose entry 0, number, is not a model role" },
+		{ roles: new Set(["user"]), says: "that are not an array (a Set)" },
+	])("should throw InvalidPluginError naming what is wrong with roles $roles", ({ roles, says }) => {
+		const add = () =>
+			createDefaultRegistry().sanitize({ name: "x", roles: roles as never, prepare: () => undefined });
+		expect(add).toThrow(InvalidPluginError);
+		expect(add).toThrow(`was given roles ${says} for sanitizer "x". roles lists the model roles`);
 	});
 
 	it.each([null, {}, { name: "", prepare: () => undefined }, { name: "x" }])(

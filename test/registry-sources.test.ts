@@ -103,6 +103,19 @@ describe("registry.trackSources", () => {
 		);
 	});
 
+	it("should trace the entries of a long sparse history to their indices", () => {
+		const input: unknown[] = [];
+		input[0] = { role: "user", content: "first", timestamp: 1 };
+		input[2 ** 22] = { role: "twice", timestamp: 2 };
+		const registry = tracked({});
+		registry.convert(input as AgentMessage[]);
+		expect(sourcesOf(registry, input)).toEqual([
+			{ index: 0, plugin: "convert-to-llm:model-roles" },
+			{ index: 2 ** 22, plugin: "test:twice" },
+			{ index: 2 ** 22, plugin: "test:twice" },
+		]);
+	});
+
 	it("should trace each of a converter's several outputs, and a repeated object to its first input", () => {
 		const registry = tracked({});
 		const shared = { role: "user", content: "again", timestamp: 5 };

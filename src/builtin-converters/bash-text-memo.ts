@@ -40,7 +40,19 @@ export function bashTextMemo(
 ): (message: BashExecutionMessage) => string {
 	const texts = new WeakMap<BashExecutionMessage, Remembered>();
 	return function rememberedBashText(message) {
-		const { command, output, cancelled, exitCode, truncated, fullOutputPath } = message;
+		let command: unknown;
+		let output: unknown;
+		let cancelled: unknown;
+		let exitCode: unknown;
+		let truncated: unknown;
+		let fullOutputPath: unknown;
+		try {
+			({ command, output, cancelled, exitCode, truncated, fullOutputPath } = message);
+		} catch {
+			// A field that cannot be read: `make` reads only what it prints, as pi does (pi reads
+			// `fullOutputPath` only when the output was truncated), so it decides; nothing is remembered.
+			return make(message);
+		}
 		const known = texts.get(message);
 		if (
 			known !== undefined &&

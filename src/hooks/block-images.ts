@@ -143,6 +143,12 @@ function blockAsPi(content: readonly unknown[], rule: BlockRule): Block[] {
 	let previous = false;
 	for (let i = 0; i < content.length; i++) {
 		const block = content[i];
+		// A hole is no block: pi's map keeps it a hole and its filter drops it (the next block's
+		// mapped predecessor is then the hole, which is no placeholder).
+		if (block === undefined && !(i in content)) {
+			previous = false;
+			continue;
+		}
 		const image = isImage(block);
 		const equal = image || isPlaceholder(block, placeholder);
 		if (!(equal && previous)) result.push(image ? { type: "text", text: placeholder } : (block as Block));

@@ -57,10 +57,10 @@ export class Collector {
 	}
 
 	/**
-	 * What to append for `message`: itself, or what the fused sanitizer makes of it (`undefined`:
+	 * What to append for `message`: itself, or what the fused sanitizer makes of it (`null`:
 	 * nothing). `role`: its role as the loop read it, when it did.
 	 */
-	keep(message: Message, role?: string): Message | undefined {
+	keep(message: Message, role?: string): Message | null {
 		const fused = this.fused;
 		return fused?.sanitize === undefined ? message : fused.keep(message, role);
 	}
@@ -126,7 +126,7 @@ export class Collector {
 	private push(message: Message, index: number, plugin: string, out: Message[]): void {
 		if (!this.isolate) {
 			const kept = this.keep(message);
-			if (kept !== undefined) out.push(kept);
+			if (kept !== null) out.push(kept);
 			return;
 		}
 		const copy = this.copyOf(message, index, plugin);
@@ -188,6 +188,7 @@ export class FusedSanitizer {
 	private readonly checked: ConvertToLlmError[] = [];
 
 	/** The model roles the sanitizer does not handle (`Sanitizer.roles`), read once. */
+	private readonly someRoles: boolean;
 	private readonly skipsUser: boolean;
 	private readonly skipsAssistant: boolean;
 	private readonly skipsToolResult: boolean;
@@ -200,6 +201,7 @@ export class FusedSanitizer {
 		private readonly reports: Reports,
 	) {
 		const roles = sanitizer.roles;
+		this.someRoles = roles !== undefined;
 		this.skipsUser = roles !== undefined && !roles.includes("user");
 		this.skipsAssistant = roles !== undefined && !roles.includes("assistant");
 		this.skipsToolResult = roles !== undefined && !roles.includes("toolResult");
@@ -227,25 +229,30 @@ export class FusedSanitizer {
 		this.setAside.push(error);
 	}
 
-	/** What the sanitizer makes of `message`, given at the position the tap would have seen it (`undefined`: nothing to append). */
-	keep(message: Message, role: string | undefined): Message | undefined {
+	/**
+	 * What the sanitizer makes of `message`, given at the position the tap would have seen it
+	 * (`null`: nothing to append). `role`: its role as the loop read it; read here when the loop did
+	 * not (a converter's result appended through `take`) and the sanitizer handles only some roles.
+	 */
+	keep(message: Message, role: string | undefined): Message | null {
 		const position = this.given++;
-		// A role the sanitizer does not handle, as the loop read it: passed on, as the tap would.
-		if (role !== undefined && this.skips(role)) {
+		// A role the sanitizer does not handle: passed on, as the tap would.
+		if (this.someRoles && this.skips(role === undefined ? roleOf(message) : role)) {
 			this.kept++;
 			return message;
 		}
 		const sanitize = this.sanitize as SanitizeMessage;
 		const result = sanitize(message, position);
-		if (result === null) return undefined;
+		if (result === null) return null;
 		// The message itself needs no second check: its role was read as a model role before it came here.
 		if (result === message || !this.checks || isMessage(result)) {
+			// A result that is not a message (against the contract) goes on to the check after the later taps.
 			this.kept++;
 			return result;
 		}
 		if (this.reports.listening) this.checked.push(outputRejected(this.kept + this.rejected, result));
 		this.rejected++;
-		return undefined;
+		return null;
 	}
 
 	/** Reports what was set aside, in order: the sanitizer's, then the final check's. */

@@ -63,7 +63,8 @@ export interface Compiled {
 
 /**
  * The loop of `kind` for `table`: pass-through roles append the message itself, with no call
- * (`plain`; through `port.keep` when `fused`), or, `traced`, every message goes through `step`.
+ * (`plain`; recording its source when `tracked`; through `port.keep` when `fused`), or, `traced`,
+ * every message goes through `step`.
  */
 export function compileLoop(table: RoleTable, kind: LoopKind): Compiled {
 	const switched: RoleEntry[] = [];
@@ -110,7 +111,7 @@ function loopSource(switched: readonly RoleEntry[], kind: LoopKind): string {
 	// Appending a model message that needs no check: through the port when a sanitizer is fused.
 	const append = (value: string, role: string) =>
 		kind === "fused"
-			? `{ const kept = ${P}.${PORT.keep}(${value}, ${role}); if (kept !== undefined) out[n++] = kept; }`
+			? `{ const kept = ${P}.${PORT.keep}(${value}, ${role}); if (kept !== null) out[n++] = kept; }`
 			: counted
 				? `out[n++] = ${value};`
 				: `out.push(${value});`;
@@ -169,8 +170,8 @@ return function convertMessages(${INPUT}, ${P}${records === "" ? "" : `, ${R}`})
 /**
  * The case of a role with no `customType` converters, when outputs are neither copied nor traced:
  * its first converter called directly, and a single model message appended at once; anything else
- * goes to `judge`, as the interpreter's `step` would send it, and, when the first did not decide,
- * the others are asked (`askOthers`).
+ * (a result whose role cannot be read included) goes to `judge`, as the interpreter's `step` would
+ * send it, and, when the first did not decide, the others are asked (`askOthers`).
  */
 function single(
 	entry: RoleEntry,
@@ -196,7 +197,12 @@ function single(
 						continue;
 					}
 					if (result !== null && typeof result === "object" && result !== message) {
-						const to = result.role;
+						let to;
+						try {
+							to = result.role;
+						} catch {
+							to = undefined;
+						}
 						if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 							${append("result", "to")}
 							continue;

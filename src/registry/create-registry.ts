@@ -2,7 +2,7 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { ConvertToLlmError } from "../errors.js";
-import { isModelRole } from "../messages.js";
+import { isModelRole, type ModelRole } from "../messages.js";
 import { isInstance } from "../values.js";
 import type { ConverterFn } from "./dispatch.js";
 import { Trace } from "./explain.js";
@@ -29,6 +29,20 @@ import {
 import { type Sanitizers, tapSanitizer } from "./sanitize.js";
 import { ConverterStore } from "./store.js";
 import type { Conversion, Explanation, Plugin, Registry, RegistryOptions, Sanitizer } from "./types.js";
+
+/** A sanitizer's `roles`, copied and checked: model roles only, or `undefined` for every role. */
+function sanitizerRoles(name: string, roles: unknown): readonly ModelRole[] | undefined {
+	if (roles === undefined) return undefined;
+	let copy: unknown[];
+	try {
+		if (!Array.isArray(roles)) throw new TypeError("not an array");
+		copy = Array.from(roles);
+	} catch {
+		throw badSanitizerRoles(name, roles);
+	}
+	for (let k = 0; k < copy.length; k++) if (!isModelRole(copy[k])) throw badSanitizerRoles(name, roles, k, copy[k]);
+	return Object.freeze(copy as ModelRole[]);
+}
 
 /**
  * Internal options, for tests: `interpreted` generates no code (the loop and the hooks' calls), as on
@@ -111,13 +125,11 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 			const { name, stage, prepare, roles } = (sanitizer ?? {}) as Partial<Sanitizer>;
 			if (typeof name !== "string" || name.trim() === "" || typeof prepare !== "function")
 				throw badSanitizer(sanitizer);
-			if (roles !== undefined && !(Array.isArray(roles) && roles.every(isModelRole)))
-				throw badSanitizerRoles(name, roles);
 			// Read once: what the registry applies cannot change behind it.
 			const own: Sanitizer = Object.freeze({
 				name,
 				stage,
-				roles: roles === undefined ? undefined : Object.freeze([...roles]),
+				roles: sanitizerRoles(name, roles),
 				prepare: (ctx: HookContext) => prepare.call(sanitizer, ctx),
 			});
 			tapSanitizer(hooks, sanitizers, own);

@@ -125,8 +125,9 @@ export type SanitizeMessage = (message: Message, position: number) => Message | 
  * throw: it reports and returns `null` for a message it cannot read. When nothing before it can have
  * changed the output (it is the first `afterConvert` tap, the hook has no interceptor, outputs are
  * neither copied nor traced), the registry applies it inside the conversion loop, as each converter
- * result is appended, instead of in a second pass over the output; the result, the reports and
- * their order are the same. With `roles`, the function is called only for messages of those roles.
+ * result is appended, instead of in a second pass over the output; for a function that keeps this
+ * contract, the result, the reports and their order are the same. With `roles`, the function is
+ * called only for messages of those roles.
  *
  * @example
  * registry.sanitize({

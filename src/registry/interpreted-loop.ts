@@ -50,11 +50,17 @@ function single(
 		return;
 	}
 	if (result !== null && typeof result === "object" && result !== message) {
-		const to = (result as { role?: unknown }).role;
+		// A result whose role cannot be read is left to judge, which reports it as this converter's.
+		let to: unknown;
+		try {
+			to = (result as { role?: unknown }).role;
+		} catch {
+			to = undefined;
+		}
 		if (to === "user" || to === "assistant" || to === "toolResult" || to === "system") {
 			if (deciders !== undefined) deciders[i] = list.names[0] as string;
 			const kept = fused ? port.keep(result as Message, to) : (result as Message);
-			if (kept !== undefined) out.push(kept);
+			if (kept !== null) out.push(kept);
 			return;
 		}
 	}
@@ -92,7 +98,7 @@ export function interpret(table: RoleTable, kind: LoopKind): ConvertLoop {
 				else if (entry.identity && entry.excludedBy === undefined) {
 					if (deciders !== undefined) deciders[i] = entry.list.names[0] as string;
 					const kept = fused ? port.keep(message as Message, role) : (message as Message);
-					if (kept !== undefined) out.push(kept);
+					if (kept !== null) out.push(kept);
 				} else if (entry.byCustomType === undefined && !entry.identity)
 					single(entry, message as AgentMessage, i, port, out, fused, deciders);
 				else step(entry, message as AgentMessage, i, port, out);

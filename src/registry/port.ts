@@ -36,10 +36,10 @@ export interface LoopPort {
 	take(result: Message | readonly Message[] | null, index: number, plugin: string, out: Message[]): void;
 	/**
 	 * What to append for a model message that needs no check (a pass-through, or a converter's single
-	 * result): the message itself, or what the fused sanitizer makes of it; `undefined`: nothing.
+	 * result): the message itself, or what the fused sanitizer makes of it; `null`: nothing.
 	 * `role`: the message's role as the loop read it.
 	 */
-	keep(message: Message, role: string): Message | undefined;
+	keep(message: Message, role: string): Message | null;
 }
 
 /** Each member of `T` under its own name: a rename in `T` fails where such an object is written. */
@@ -115,7 +115,7 @@ export class RunPort implements LoopPort {
 		this.output.take(result, index, plugin, out);
 	}
 
-	keep(message: Message, role: string): Message | undefined {
+	keep(message: Message, role: string): Message | null {
 		return this.output.keep(message, role);
 	}
 }

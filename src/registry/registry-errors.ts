@@ -164,11 +164,24 @@ export const badSanitizer = (value: unknown): InvalidPluginError =>
 		`registry.sanitize() was given ${describeValue(value)}. A sanitizer is { name: "my-sanitizer", prepare(ctx) { return (message) => message; } }: the name is used in every error and trace.`,
 	);
 
-export const badSanitizerRoles = (name: string, roles: unknown): InvalidPluginError =>
+export const badSanitizerRoles = (name: string, roles: unknown, at?: number, entry?: unknown): InvalidPluginError =>
 	new InvalidPluginError(
-		`registry.sanitize() was given roles ${describeValue(roles)} for sanitizer ${quote(name)}. roles lists the model roles whose messages it may change, e.g. roles: ["user", "toolResult"]; leave it out to see every message.`,
+		`registry.sanitize() was given roles ${at === undefined ? `that are not an array (${typeName(roles)})` : `whose entry ${at}, ${typeof entry === "string" ? quote(entry) : typeName(entry)}, is not a model role`} for sanitizer ${quote(name)}. roles lists the model roles whose messages it may change ("user", "assistant", "toolResult", "system"), e.g. roles: ["user", "toolResult"]; leave it out to see every message.`,
 		{ plugin: name },
 	);
+
+/** What kind of value `value` is, in a few words, for a message about an option. */
+function typeName(value: unknown): string {
+	if (value === null) return "null";
+	if (typeof value !== "object") return typeof value;
+	let tag: string;
+	try {
+		tag = Object.prototype.toString.call(value).slice(8, -1);
+	} catch {
+		tag = "object";
+	}
+	return `a${/^[AEIOU]/.test(tag) ? "n" : ""} ${tag}`;
+}
 
 export const namelessConverter = (method: string, role: unknown): InvalidPluginError =>
 	new InvalidPluginError(

@@ -5,6 +5,9 @@
 import type { Message } from "@mariozechner/pi-ai";
 import type { MessageSource } from "./hook-types.js";
 
+/** Records longer than this many times the output (plus a little) are walked by their keys. */
+const SPARSE = 4;
+
 /** Up to this input length the records are arrays made at once (beyond, a huge sparse input would make them slow dictionaries). */
 const PREALLOCATED = 1 << 20;
 
@@ -16,7 +19,7 @@ const PREALLOCATED = 1 << 20;
 export interface SourceRecords {
 	/** Input index → the output position where its outputs begin. */
 	readonly starts: number[];
-	/** Input index → the plugin whose result was appended; unset for an input that appended nothing. */
+	/** Input index → the plugin whose result was taken (also a `null` or `[]` result); unset for an input no converter decided. */
 	readonly deciders: string[];
 }
 
@@ -33,7 +36,7 @@ export const RECORDS = Object.freeze({ starts: "starts", deciders: "deciders" } 
 export class Sources implements SourceRecords {
 	/** Input index → the output position where its outputs begin (written before it is converted). */
 	readonly starts: number[];
-	/** Input index → the plugin whose result was appended; unset for an input that appended nothing. */
+	/** Input index → the plugin whose result was taken (also a `null` or `[]` result); unset for an input no converter decided. */
 	readonly deciders: string[];
 	private converted: readonly Message[] = [];
 	private readonly inherited: Message[] = [];
@@ -82,12 +85,17 @@ export class Sources implements SourceRecords {
 				if (!map.has(output)) map.set(output, { ...source });
 			}
 		};
-		for (let i = 0; i < starts.length; i++) {
+		const visit = (i: number) => {
 			const start = starts[i];
-			if (start === undefined) continue;
+			if (start === undefined) return;
 			if (pending >= 0) close(start);
 			pending = i;
-		}
+		};
+		// A sparse input leaves the records sparse: then only their entries are visited (array index
+		// keys come in ascending order), so the cost follows the input's elements, not its length.
+		if (starts.length > SPARSE * (converted.length + 1) + 1024)
+			for (const key of Object.keys(starts)) visit(Number(key));
+		else for (let i = 0; i < starts.length; i++) visit(i);
 		if (pending >= 0) close(converted.length);
 		for (let i = 0; i < inherited.length; i += 2) {
 			const source = map.get(inherited[i + 1] as Message);
