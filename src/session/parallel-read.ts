@@ -14,10 +14,12 @@ import { InvalidSessionError } from "../errors.js";
 import { isInstance } from "../values.js";
 import { SessionLineParser } from "./line-parser.js";
 import { LineSplitter } from "./lines.js";
+import { type EncodedTexts, textsByLine } from "./message-texts.js";
 import { contextOfSession, push, type ReadSessionOptions, type ReadSessionResult } from "./read.js";
 import type { StartJob, StartResult } from "./read-start.js";
 import { anySlim, type ReadAt } from "./slim.js";
 import { decodeStart } from "./start-codec.js";
+import type { SessionEntry } from "./types.js";
 
 /** Where to split a file, and the id message entries are held slim until. */
 export interface SplitPlan {
@@ -83,11 +85,30 @@ function lineStartBefore(read: ReadAt, offset: number): number | undefined {
 	return at === -1 ? undefined : start + at + 1;
 }
 
-/** Runs a {@link StartJob}; `undefined` when it could not (the caller then reads on one thread). */
-export type StartRunner = (job: StartJob) => Promise<StartResult | undefined>;
+/**
+ * The rest's message texts as the worker makes them (see message-texts.ts): `take()` gives those
+ * made so far, and stops the worker (the main thread serializes the others itself).
+ */
+export interface TextFeed {
+	take(): Promise<EncodedTexts[]>;
+}
 
-/** What {@link readInParallel} read: the session, or `again` (the context sends a slim entry). */
-export type ParallelRead = { kind: "session"; result: ReadSessionResult } | { kind: "again" };
+/**
+ * Runs a {@link StartJob}: the start (`undefined` when it could not be read: the caller then reads
+ * on one thread) and, when `job.texts`, the feed of the rest's message texts.
+ */
+export type StartRunner = (job: StartJob) => { start: Promise<StartResult | undefined>; texts: TextFeed };
+
+/** The `--json` text of a message the context sends, when the worker made it (see message-texts.ts). */
+export type MessageText = (message: unknown) => Uint8Array | undefined;
+
+/**
+ * What {@link readInParallel} read: the session and `texts()`, the texts of its messages made so
+ * far (none unless asked for); or `again` (the context sends a slim entry).
+ */
+export type ParallelRead =
+	| { kind: "session"; result: ReadSessionResult; texts: () => Promise<MessageText> }
+	| { kind: "again" };
 
 /**
  * Reads the session whose first `job.end` bytes `runStart` reads (a worker thread, by default)
@@ -100,7 +121,9 @@ export async function readInParallel(
 	options: ReadSessionOptions,
 	runStart: StartRunner = startInWorker,
 ): Promise<ParallelRead | undefined> {
-	const started = runStart(job);
+	const run = runStart(job);
+	// A start that failed: the file is read again on one thread, which says why.
+	const started = run.start.catch(() => undefined);
 	const parser = new SessionLineParser({ file: options.file, slimUntil: job.slimUntil, rest: true });
 	const splitter = new LineSplitter(parser);
 	try {
@@ -111,8 +134,7 @@ export async function readInParallel(
 		if (isInstance(error, InvalidSessionError)) return undefined;
 		throw error;
 	}
-	// A start that failed is read again, on one thread, which says why.
-	const start = await started.catch(() => undefined);
+	const start = await started;
 	if (start?.start === undefined) return undefined;
 	const session = parser.withStart(decodeStart(start.start), start.lineCount);
 	if (session === undefined) return undefined;
@@ -120,7 +142,31 @@ export async function readInParallel(
 	const result = contextOfSession(session, options, options.file, (entries, chosen) => {
 		sendsSlim = anySlim(entries, chosen);
 	});
-	return sendsSlim ? { kind: "again" } : { kind: "session", result };
+	if (sendsSlim) return { kind: "again" };
+	const lineCount = start.lineCount;
+	return {
+		kind: "session",
+		result,
+		texts: async () => messageTexts(result, lineCount, await run.texts.take().catch(() => [])),
+	};
+}
+
+/**
+ * The text of each message object parsed from a line of the rest (after the start's `lineCount`
+ * lines), by the object itself: a message the conversion passed on unchanged is that very object.
+ */
+function messageTexts(result: ReadSessionResult, lineCount: number, texts: readonly EncodedTexts[]): MessageText {
+	const at = textsByLine(texts);
+	const lineOf = new Map<unknown, number>();
+	const { entries, lines } = result.session;
+	for (let i = entries.length - 1; i >= 0 && (lines[i] as number) > lineCount; i--) {
+		const entry = entries[i] as SessionEntry;
+		if (entry.type === "message") lineOf.set(entry.message, (lines[i] as number) - lineCount);
+	}
+	return (message) => {
+		const line = lineOf.get(message);
+		return line === undefined ? undefined : at(line);
+	};
 }
 
 /** The worker thread's file, beside this module's (both in dist/). */
@@ -133,20 +179,44 @@ const WORKER = "./read-worker.js";
  */
 const LIMITS = { maxYoungGenerationSizeMb: 48 };
 
+type Posted = StartResult | { texts: EncodedTexts } | { failed: string };
+
 /** {@link StartRunner} on a worker thread; `undefined` when it cannot start or fails. */
-export const startInWorker: StartRunner = (job) =>
-	new Promise((resolve) => {
-		let worker: Worker;
-		try {
-			worker = new Worker(new URL(WORKER, import.meta.url), { workerData: job, resourceLimits: LIMITS });
-		} catch {
-			resolve(undefined);
-			return;
-		}
-		worker.once("message", (message: StartResult | { failed: string }) => {
-			resolve("failed" in message ? undefined : message);
-			void worker.terminate();
-		});
-		worker.once("error", () => resolve(undefined));
-		worker.once("exit", () => resolve(undefined));
+export const startInWorker: StartRunner = (job) => {
+	let worker: Worker;
+	try {
+		worker = new Worker(new URL(WORKER, import.meta.url), { workerData: job, resourceLimits: LIMITS });
+	} catch {
+		return { start: Promise.resolve(undefined), texts: { take: async () => [] } };
+	}
+	let resolveStart: (start: StartResult | undefined) => void = () => {};
+	const start = new Promise<StartResult | undefined>((resolve) => {
+		resolveStart = resolve;
 	});
+	const batches: EncodedTexts[] = [];
+	let stopped = false;
+	const stop = (): void => {
+		resolveStart(undefined);
+		if (stopped) return;
+		stopped = true;
+		void worker.terminate();
+	};
+	worker.on("message", (message: Posted) => {
+		if (stopped) return;
+		if ("failed" in message) stop();
+		else if ("texts" in message) batches.push(message.texts);
+		else {
+			resolveStart(message);
+			if (job.texts !== true || message.start === undefined) stop();
+		}
+	});
+	worker.once("error", stop);
+	worker.once("exit", stop);
+	const take = async (): Promise<EncodedTexts[]> => {
+		// The messages posted while this thread was busy are delivered before the next check phase.
+		await new Promise((resolve) => setImmediate(resolve));
+		stop();
+		return batches;
+	};
+	return { start, texts: { take } };
+};
