@@ -46,7 +46,7 @@ async function load(spec: string, text: string, share?: number): Promise<LoadedI
 				const start = (async () => {
 					const read = readStart(job);
 					if (read.start !== undefined && job.texts === true)
-						readTexts(job.path, job.end, (texts) => batches.push(texts));
+						readTexts(job.path, job.end, job.slimUntil, (texts) => batches.push(texts));
 					return read;
 				})();
 				return { start, texts: { take: async () => batches } };
@@ -312,7 +312,7 @@ describe("readTexts", () => {
 		const path = join(tmp, "texts.jsonl");
 		writeFileSync(path, `${head}${lines.join("\n")}\n`);
 		const batches: EncodedTexts[] = [];
-		readTexts(path, Buffer.byteLength(head), (texts) => batches.push(texts));
+		readTexts(path, Buffer.byteLength(head), undefined, (texts) => batches.push(texts));
 		const made = textsByLine(batches);
 		const at = (line: number) => {
 			const bytes = made(line);
@@ -325,6 +325,21 @@ describe("readTexts", () => {
 		expect(at(4)).toBeUndefined();
 		expect(at(5)).toBe(itemText(message(4)));
 		expect(at(6)).toBe(itemText(message(5)));
+	});
+
+	it("should make none before the entry the context starts at (a line naming it in a text does not count)", () => {
+		const lines = [
+			JSON.stringify(user("a", null, 'mentions "id":"c" in its text')),
+			JSON.stringify(messageEntry("b", "a", { role: "user", content: [{ type: "x", id: "c" }] })),
+			JSON.stringify(user("c", "b", "the kept entry")),
+			JSON.stringify(user("d", "c", "after")),
+		];
+		const path = join(tmp, "texts-from.jsonl");
+		writeFileSync(path, `${lines.join("\n")}\n`);
+		const batches: EncodedTexts[] = [];
+		readTexts(path, 0, "c", (texts) => batches.push(texts));
+		const made = textsByLine(batches);
+		expect([1, 2, 3, 4].map((line) => made(line) !== undefined)).toEqual([false, false, true, true]);
 	});
 });
 

@@ -43,15 +43,29 @@ class TextSink implements LineSink {
 	private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
 	private used = 0;
 
-	constructor(private readonly post: (texts: EncodedTexts) => void) {}
+	/** Until the entry the context starts at is met, nothing is made (the main thread holds those slim). */
+	private waitFor: string | undefined;
+	private readonly needle: string;
+
+	constructor(
+		private readonly post: (texts: EncodedTexts) => void,
+		from: string | undefined,
+	) {
+		this.waitFor = from;
+		this.needle = from === undefined ? "" : `"id":${JSON.stringify(from)}`;
+	}
 
 	line(text: string, number: number): void {
 		// A message entry's line starts so (pi writes `type` first); any other line is no message entry.
 		if (text.charCodeAt(0) !== 0x7b || text.indexOf("\ufffd") !== -1) return;
+		if (this.waitFor !== undefined && !text.includes(this.needle)) return;
 		const value = parseLine(text);
-		if (value === NOT_JSON || !isJsonObject(value) || value.type !== "message" || !isJsonObject(value.message)) {
-			return;
+		if (value === NOT_JSON || !isJsonObject(value)) return;
+		if (this.waitFor !== undefined) {
+			if (value.id !== this.waitFor) return;
+			this.waitFor = undefined;
 		}
+		if (value.type !== "message" || !isJsonObject(value.message)) return;
 		let item: string;
 		try {
 			item = itemText(value.message);
@@ -77,11 +91,17 @@ class TextSink implements LineSink {
 }
 
 /**
- * The texts of the message entries of the file at `path` from byte `from` to its end, handed to
- * `post` a chunk at a time, in line order (the main thread takes what has come when it writes).
+ * The texts of the message entries of the file at `path` from byte `from` to its end, from the
+ * entry whose id is `startId` on (every one without it), handed to `post` a chunk at a time, in
+ * line order (the main thread takes what has come when it writes).
  */
-export function readTexts(path: string, from: number, post: (texts: EncodedTexts) => void): void {
-	const sink = new TextSink(post);
+export function readTexts(
+	path: string,
+	from: number,
+	startId: string | undefined,
+	post: (texts: EncodedTexts) => void,
+): void {
+	const sink = new TextSink(post, startId);
 	const splitter = new LineSplitter(sink);
 	const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
 	try {

@@ -15,7 +15,7 @@ try {
 	const transfer = start === undefined ? [] : [start.codes.buffer as ArrayBuffer, start.lines.buffer as ArrayBuffer];
 	parentPort?.postMessage(result, transfer);
 	if (start !== undefined && job.texts === true) {
-		readTexts(job.path, job.end, (texts) => {
+		readTexts(job.path, job.end, job.slimUntil, (texts) => {
 			parentPort?.postMessage({ texts }, [texts.chunk.buffer as ArrayBuffer, texts.places.buffer as ArrayBuffer]);
 		});
 	}
