@@ -344,16 +344,27 @@ describe("readTexts", () => {
 });
 
 describe("jsonBytes", () => {
-	it("should give JSON.stringify(output, null, 2) and a newline, from texts and from values", () => {
-		const output = [
-			{ role: "user", content: "a" },
-			{ role: "assistant", content: [{ type: "text", text: "b" }] },
-			{ role: "user" },
-		];
-		const made = new Map<unknown, Uint8Array>([[output[1], Buffer.from(itemText(output[1]))]]);
-		const text = (list: unknown[]) => jsonBytes(list, (message) => made.get(message)).toString();
-		expect(text(output)).toBe(`${JSON.stringify(output, null, 2)}\n`);
-		expect(text([])).toBe("[]\n");
-		expect(text([output[1]])).toBe(`${JSON.stringify([output[1]], null, 2)}\n`);
+	const output = [
+		{ role: "user", content: "a" },
+		{ role: "assistant", content: [{ type: "text", text: "b\n" }] },
+		{ role: "user" },
+		{ role: "toolResult", content: [], nested: { deep: [1, [2]] } },
+	];
+
+	it.each(Array.from({ length: 16 }, (_, mask) => mask))(
+		"should give JSON.stringify(output, null, 2) and a newline, with the texts of the messages in mask %d",
+		(mask) => {
+			const made = new Map<unknown, Uint8Array>();
+			for (const [i, message] of output.entries()) {
+				if (mask & (1 << i)) made.set(message, Buffer.from(itemText(message)));
+			}
+			expect(jsonBytes(output, (message) => made.get(message)).toString()).toBe(
+				`${JSON.stringify(output, null, 2)}\n`,
+			);
+		},
+	);
+
+	it("should give [] for no message", () => {
+		expect(jsonBytes([], () => undefined).toString()).toBe("[]\n");
 	});
 });
