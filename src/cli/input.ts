@@ -4,7 +4,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import {
-	type MessageText,
+	type OutputTexts,
 	readInParallel,
 	type SplitPlan,
 	type StartRunner,
@@ -32,7 +32,7 @@ export interface LoadedInput {
 	 * text of each message the worker has made it for by the time it is called (which stops the
 	 * worker; see src/session/message-texts.ts).
 	 */
-	jsonTexts?: () => Promise<MessageText>;
+	jsonTexts?: () => Promise<OutputTexts>;
 	/** For a session: the entry each message came from, and the session's facts. */
 	session?: {
 		version: number;

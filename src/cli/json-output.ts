@@ -3,7 +3,6 @@
  * `JSON.stringify(output, null, 2)` and a newline, with each message the worker serialized taken
  * as it made it, and every other one serialized here.
  */
-import type { MessageText } from "../session/parallel-read.js";
 
 const OPEN = Buffer.from("[\n  ");
 const BETWEEN = Buffer.from(",\n  ");
@@ -11,9 +10,9 @@ const CLOSE = Buffer.from("\n]\n");
 
 /**
  * The UTF-8 bytes of `JSON.stringify(output, null, 2)` followed by `\n`. Contract: the same bytes
- * as that text's, given that `textOf(message)` is `itemText(message)`'s bytes wherever it is defined.
+ * as that text's, given that `texts[i]` is `itemText(output[i])`'s bytes wherever it is defined.
  */
-export function jsonBytes(output: readonly unknown[], textOf: MessageText): Buffer {
+export function jsonBytes(output: readonly unknown[], texts: readonly (Uint8Array | undefined)[]): Buffer {
 	if (output.length === 0) return Buffer.from("[]\n");
 	const parts: Uint8Array[] = [OPEN];
 	let total = OPEN.length + CLOSE.length;
@@ -32,7 +31,7 @@ export function jsonBytes(output: readonly unknown[], textOf: MessageText): Buff
 		if (run < end) add(Buffer.from(itemsText(output.slice(run, end))));
 	};
 	for (let i = 0; i < output.length; i++) {
-		const text = textOf(output[i]);
+		const text = texts[i];
 		if (text === undefined) continue;
 		flush(i);
 		add(text);

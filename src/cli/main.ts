@@ -146,7 +146,7 @@ async function run(io: CliIo): Promise<number> {
 				? write(io, `${json(stringify(() => JSON.stringify(output, null, 2)))}\n`)
 				: write(
 						io,
-						stringify(() => jsonBytes(output, texts)),
+						stringify(() => jsonBytes(output, texts(output))),
 					);
 		writeWarnings(io, warnings, false);
 		return code;

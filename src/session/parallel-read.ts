@@ -14,12 +14,12 @@ import { InvalidSessionError } from "../errors.js";
 import { isInstance } from "../values.js";
 import { SessionLineParser } from "./line-parser.js";
 import { LineSplitter } from "./lines.js";
-import { type EncodedTexts, textsByLine } from "./message-texts.js";
+import type { EncodedTexts } from "./message-texts.js";
+import { outputTexts } from "./output-texts.js";
 import { contextOfSession, push, type ReadSessionOptions, type ReadSessionResult } from "./read.js";
 import type { StartJob, StartResult } from "./read-start.js";
 import { anySlim, type ReadAt } from "./slim.js";
 import { decodeStart } from "./start-codec.js";
-import type { SessionEntry } from "./types.js";
 
 /** Where to split a file, and the id message entries are held slim until. */
 export interface SplitPlan {
@@ -99,15 +99,18 @@ export interface TextFeed {
  */
 export type StartRunner = (job: StartJob) => { start: Promise<StartResult | undefined>; texts: TextFeed };
 
-/** The `--json` text of a message the context sends, when the worker made it (see message-texts.ts). */
-export type MessageText = (message: unknown) => Uint8Array | undefined;
+/**
+ * For each message of a conversion's output, the `--json` text the worker made for it, or
+ * `undefined` (see output-texts.ts).
+ */
+export type OutputTexts = (output: readonly unknown[]) => (Uint8Array | undefined)[];
 
 /**
  * What {@link readInParallel} read: the session and `texts()`, the texts of its messages made so
  * far (none unless asked for); or `again` (the context sends a slim entry).
  */
 export type ParallelRead =
-	| { kind: "session"; result: ReadSessionResult; texts: () => Promise<MessageText> }
+	| { kind: "session"; result: ReadSessionResult; texts: () => Promise<OutputTexts> }
 	| { kind: "again" };
 
 /**
@@ -147,25 +150,10 @@ export async function readInParallel(
 	return {
 		kind: "session",
 		result,
-		texts: async () => messageTexts(result, lineCount, await run.texts.take().catch(() => [])),
-	};
-}
-
-/**
- * The text of each message object parsed from a line of the rest (after the start's `lineCount`
- * lines), by the object itself: a message the conversion passed on unchanged is that very object.
- */
-function messageTexts(result: ReadSessionResult, lineCount: number, texts: readonly EncodedTexts[]): MessageText {
-	const at = textsByLine(texts);
-	const lineOf = new Map<unknown, number>();
-	const { entries, lines } = result.session;
-	for (let i = entries.length - 1; i >= 0 && (lines[i] as number) > lineCount; i--) {
-		const entry = entries[i] as SessionEntry;
-		if (entry.type === "message") lineOf.set(entry.message, (lines[i] as number) - lineCount);
-	}
-	return (message) => {
-		const line = lineOf.get(message);
-		return line === undefined ? undefined : at(line);
+		texts: async () => {
+			const batches = await run.texts.take().catch(() => []);
+			return (output) => outputTexts(output, result, lineCount, batches);
+		},
 	};
 }
 
