@@ -12,10 +12,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { type LoadedInput, loadInput } from "../src/cli/input.js";
-import { jsonBytes } from "../src/cli/json-output.js";
-import { createDefaultRegistry } from "../src/preset.js";
 import { SessionLineParser } from "../src/session/line-parser.js";
-import { type EncodedTexts, itemText, readTexts, textsByLine } from "../src/session/message-texts.js";
 import { readStart, type StartResult } from "../src/session/read-start.js";
 import { isSlim } from "../src/session/slim.js";
 import { decodeStart, encodeStart } from "../src/session/start-codec.js";
@@ -38,34 +35,8 @@ async function load(spec: string, text: string, share?: number): Promise<LoadedI
 		readStdin: async () => text,
 		leaf: undefined,
 		maxBytes: MAX,
-		parallel: {
-			minBytes: 1,
-			share,
-			runStart: (job) => {
-				const batches: EncodedTexts[] = [];
-				const start = (async () => {
-					const read = readStart(job);
-					if (read.start !== undefined && job.texts === true)
-						readTexts(job.path, job.end, job.slimUntil, (texts) => batches.push(texts));
-					return read;
-				})();
-				return { start, texts: { take: async () => batches } };
-			},
-		},
-		jsonTexts: true,
+		parallel: { minBytes: 1, share, runStart: async (job) => readStart(job) },
 	});
-}
-
-/**
- * `--json`'s bytes with the worker's texts, checked equal to `JSON.stringify`'s; how many messages
- * were taken from the texts.
- */
-async function sameJson(loaded: LoadedInput): Promise<number> {
-	const output = await createDefaultRegistry().convertAsync(loaded.messages);
-	if (loaded.jsonTexts === undefined) return 0;
-	const texts = (await loaded.jsonTexts())(output);
-	expect(jsonBytes(output, texts).toString("utf8")).toBe(`${JSON.stringify(output, null, 2)}\n`);
-	return texts.filter((text) => text !== undefined).length;
 }
 
 /** The file's load at each split, checked equal to the same text's on stdin; how many were joined. */
@@ -75,9 +46,6 @@ async function sameAsStdin(name: string, text: string): Promise<number> {
 	const joins = vi.spyOn(SessionLineParser.prototype, "withStart");
 	for (const share of SHARES) {
 		const file = await load(name, text, share);
-		const taken = await sameJson(file);
-		if (file.jsonTexts !== undefined) expect(taken, `texts taken at ${share}`).toBeGreaterThan(0);
-		delete file.jsonTexts;
 		// Problems name the input: the file by its name, standard input as "stdin".
 		const renamed = JSON.parse(JSON.stringify({ ...file, name: "stdin" }).replaceAll(`\\"${name}\\"`, '\\"stdin\\"'));
 		expect(renamed, `split at ${share}`).toEqual(stdin);
@@ -277,89 +245,4 @@ describe("the built worker (dist/read-worker.js)", () => {
 			expect(fromFile.stdout).toBe(fromStdin.stdout);
 		},
 	);
-});
-
-describe("itemText", () => {
-	it.each([
-		["escapes, lone surrogates and controls", { role: "user", content: 'a"\\\n\u2028\ud800\u0000é😀' }],
-		[
-			"numbers JSON.parse reads",
-			JSON.parse('{"role":"user","a":-0,"b":1e21,"c":0.1,"d":1E-7,"e":123456789012345678901}'),
-		],
-		[
-			"integer-like keys (V8 puts them first) and a duplicate key",
-			JSON.parse('{"role":"x","b":1,"2":2,"1":3,"b":4}'),
-		],
-		["a __proto__ key", JSON.parse('{"role":"user","__proto__":{"x":1}}')],
-		["empty containers and nesting", { role: "assistant", content: [], x: {}, y: [[{ z: [1, { w: null }] }]] }],
-	])("should be the item's text in JSON.stringify(list, null, 2), with %s", (_what, message) => {
-		const list = [message, { role: "user" }];
-		expect(`[\n  ${itemText(message)},\n  ${itemText(list[1])}\n]`).toBe(JSON.stringify(list, null, 2));
-	});
-});
-
-describe("readTexts", () => {
-	it("should make the text of each message entry whose line is valid UTF-8, by its line in the rest", () => {
-		const lines = [
-			JSON.stringify(user("a", null, "one")),
-			JSON.stringify({ type: "label", id: "l", parentId: "a", label: "x" }),
-			JSON.stringify(user("b", "a", "two \ufffd")),
-			"{broken",
-			JSON.stringify(messageEntry("c", "b", { role: "user", content: "x".repeat(3 * 1024 * 1024) })),
-			JSON.stringify(user("d", "c", "three")),
-		];
-		const head = `${JSON.stringify(HEADER)}\n`;
-		const path = join(tmp, "texts.jsonl");
-		writeFileSync(path, `${head}${lines.join("\n")}\n`);
-		const batches: EncodedTexts[] = [];
-		readTexts(path, Buffer.byteLength(head), undefined, (texts) => batches.push(texts));
-		const made = textsByLine(batches);
-		const at = (line: number) => {
-			const bytes = made(line);
-			return bytes === undefined ? undefined : Buffer.from(bytes).toString();
-		};
-		const message = (i: number) => (JSON.parse(lines[i] as string) as { message: unknown }).message;
-		expect(at(1)).toBe(itemText(message(0)));
-		expect(at(2)).toBeUndefined();
-		expect(at(3)).toBeUndefined();
-		expect(at(4)).toBeUndefined();
-		expect(at(5)).toBe(itemText(message(4)));
-		expect(at(6)).toBe(itemText(message(5)));
-	});
-
-	it("should make none before the entry the context starts at (a line naming it in a text does not count)", () => {
-		const lines = [
-			JSON.stringify(user("a", null, 'mentions "id":"c" in its text')),
-			JSON.stringify(messageEntry("b", "a", { role: "user", content: [{ type: "x", id: "c" }] })),
-			JSON.stringify(user("c", "b", "the kept entry")),
-			JSON.stringify(user("d", "c", "after")),
-		];
-		const path = join(tmp, "texts-from.jsonl");
-		writeFileSync(path, `${lines.join("\n")}\n`);
-		const batches: EncodedTexts[] = [];
-		readTexts(path, 0, "c", (texts) => batches.push(texts));
-		const made = textsByLine(batches);
-		expect([1, 2, 3, 4].map((line) => made(line) !== undefined)).toEqual([false, false, true, true]);
-	});
-});
-
-describe("jsonBytes", () => {
-	const output = [
-		{ role: "user", content: "a" },
-		{ role: "assistant", content: [{ type: "text", text: "b\n" }] },
-		{ role: "user" },
-		{ role: "toolResult", content: [], nested: { deep: [1, [2]] } },
-	];
-
-	it.each(Array.from({ length: 16 }, (_, mask) => mask))(
-		"should give JSON.stringify(output, null, 2) and a newline, with the texts of the messages in mask %d",
-		(mask) => {
-			const texts = output.map((message, i) => (mask & (1 << i) ? Buffer.from(itemText(message)) : undefined));
-			expect(jsonBytes(output, texts).toString()).toBe(`${JSON.stringify(output, null, 2)}\n`);
-		},
-	);
-
-	it("should give [] for no message", () => {
-		expect(jsonBytes([], []).toString()).toBe("[]\n");
-	});
 });

@@ -3,13 +3,7 @@ import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
-import {
-	type OutputTexts,
-	readInParallel,
-	type SplitPlan,
-	type StartRunner,
-	splitPlan,
-} from "../session/parallel-read.js";
+import { readInParallel, type SplitPlan, type StartRunner, splitPlan } from "../session/parallel-read.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { omittedText } from "../session/problems.js";
 import type { ReadSessionResult } from "../session/read.js";
@@ -27,12 +21,6 @@ export interface LoadedInput {
 	messages: AgentMessage[];
 	/** Problems met while reading (skipped lines, broken links), one line each. */
 	problems: string[];
-	/**
-	 * For a long session file read on two threads, when `InputSource.jsonTexts` asked: the `--json`
-	 * text of each message the worker has made it for by the time it is called (which stops the
-	 * worker; see src/session/message-texts.ts).
-	 */
-	jsonTexts?: () => Promise<OutputTexts>;
 	/** For a session: the entry each message came from, and the session's facts. */
 	session?: {
 		version: number;
@@ -65,11 +53,6 @@ export interface InputSource {
 	 * thread). Tests set them.
 	 */
 	parallel?: { minBytes?: number; share?: number; runStart?: StartRunner };
-	/**
-	 * Whether the `--json` texts of the messages are wanted (`LoadedInput.jsonTexts`): the output
-	 * is `--json` of the default conversion, which passes a message on unchanged.
-	 */
-	jsonTexts?: boolean;
 }
 
 const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMessages or JSONL of AgentMessages.";
@@ -88,11 +71,7 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		const hint = source.spec === "-" ? undefined : compactionHint(source);
 		if (hint?.plan !== undefined) {
 			const read = await inParallel(source, name, hint.plan);
-			if (read?.kind === "session") {
-				const loaded = fromSession(read.result, name, source.leaf);
-				if (source.jsonTexts === true) loaded.jsonTexts = read.texts;
-				return loaded;
-			}
+			if (read?.kind === "session") return fromSession(read.result, name, source.leaf);
 			if (read?.kind === "again") return fromStream(await streamed(source, name, undefined), name, source.leaf);
 		}
 		let input = await streamed(source, name, hint?.keptId);
@@ -144,13 +123,7 @@ function compactionHint(source: InputSource): { keptId: string | undefined; plan
  */
 function inParallel(source: InputSource, name: string, plan: SplitPlan) {
 	return readInParallel(
-		{
-			path: resolve(source.cwd, source.spec),
-			end: plan.end,
-			slimUntil: plan.slimUntil,
-			file: name,
-			texts: source.jsonTexts === true,
-		},
+		{ path: resolve(source.cwd, source.spec), end: plan.end, slimUntil: plan.slimUntil, file: name },
 		fileChunks(source.spec, source.cwd, source.maxBytes, plan.end),
 		{ leafId: source.leaf, file: name },
 		source.parallel?.runStart,

@@ -17,7 +17,6 @@ import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { filterNames, filterPlugins } from "./filter-options.js";
 import { type LoadedInput, loadInput } from "./input.js";
-import { jsonBytes } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { readFileBounded } from "./read-input.js";
 
@@ -27,7 +26,7 @@ export interface CliIo {
 	argv: readonly string[];
 	cwd: string;
 	env: Readonly<Record<string, string | undefined>>;
-	stdout: { write(text: string | Uint8Array): unknown; isTTY?: boolean; columns?: number };
+	stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
 	stderr: { write(text: string): unknown };
 	/** Reads standard input; may refuse (a {@link CliError}) once it passes `maxBytes`. */
 	readStdin(maxBytes: number): Promise<string>;
@@ -93,7 +92,6 @@ async function run(io: CliIo): Promise<number> {
 		stdin: io.stdin,
 		leaf: options.leaf,
 		maxBytes: options.maxInput,
-		jsonTexts: plainJson(options),
 	});
 	const loaded = await loadPlugins(
 		options.plugins,
@@ -139,15 +137,7 @@ async function run(io: CliIo): Promise<number> {
 	if (options.json && !options.explain) {
 		// The fast path, and exactly `convertAsync`: strict registries throw here.
 		const output = await finished(registry.convertAsync(input.messages), () => []);
-		// Messages a worker thread serialized while the file was read (only a terminal's text is escaped).
-		const texts = await input.jsonTexts?.();
-		const code =
-			texts === undefined || io.stdout.isTTY === true
-				? write(io, `${json(stringify(() => JSON.stringify(output, null, 2)))}\n`)
-				: write(
-						io,
-						stringify(() => jsonBytes(output, texts(output))),
-					);
+		const code = write(io, `${json(stringify(() => JSON.stringify(output, null, 2)))}\n`);
 		writeWarnings(io, warnings, false);
 		return code;
 	}
@@ -243,7 +233,7 @@ function writeReport(
 }
 
 /** `JSON.stringify`, with a history too deep for it said in one line. */
-function stringify<T extends string | Uint8Array>(serialize: () => T): T {
+function stringify(serialize: () => string): string {
 	try {
 		return serialize();
 	} catch (error) {
@@ -259,7 +249,7 @@ function stringify<T extends string | Uint8Array>(serialize: () => T): T {
  * error; any other failure (`ENOSPC`) is one line and exit 2. (The binary also sees failures that a
  * stream reports later, as an `error` event: see bin.ts.)
  */
-function write(io: CliIo, text: string | Uint8Array): number {
+function write(io: CliIo, text: string): number {
 	try {
 		io.stdout.write(text);
 		return ExitCode.OK;
@@ -268,15 +258,6 @@ function write(io: CliIo, text: string | Uint8Array): number {
 		throw writeFailed(error);
 	}
 }
-
-/** `--json` of the default conversion alone: a message it passes on is written as it was read. */
-const plainJson = (options: CliOptions): boolean =>
-	options.json &&
-	!options.explain &&
-	options.html === undefined &&
-	options.plugins.length === 0 &&
-	!options.blockImages &&
-	filterNames(options).length === 0;
 
 function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]): Registry {
 	const registry = createDefaultRegistry({ strict: options.strict, asyncTimeoutMs: options.timeout });

@@ -14,8 +14,6 @@ import { InvalidSessionError } from "../errors.js";
 import { isInstance } from "../values.js";
 import { SessionLineParser } from "./line-parser.js";
 import { LineSplitter } from "./lines.js";
-import type { EncodedTexts } from "./message-texts.js";
-import { outputTexts } from "./output-texts.js";
 import { contextOfSession, push, type ReadSessionOptions, type ReadSessionResult } from "./read.js";
 import type { StartJob, StartResult } from "./read-start.js";
 import { anySlim, type ReadAt } from "./slim.js";
@@ -85,33 +83,11 @@ function lineStartBefore(read: ReadAt, offset: number): number | undefined {
 	return at === -1 ? undefined : start + at + 1;
 }
 
-/**
- * The rest's message texts as the worker makes them (see message-texts.ts): `take()` gives those
- * made so far, and stops the worker (the main thread serializes the others itself).
- */
-export interface TextFeed {
-	take(): Promise<EncodedTexts[]>;
-}
+/** Runs a {@link StartJob}; `undefined` when it could not (the caller then reads on one thread). */
+export type StartRunner = (job: StartJob) => Promise<StartResult | undefined>;
 
-/**
- * Runs a {@link StartJob}: the start (`undefined` when it could not be read: the caller then reads
- * on one thread) and, when `job.texts`, the feed of the rest's message texts.
- */
-export type StartRunner = (job: StartJob) => { start: Promise<StartResult | undefined>; texts: TextFeed };
-
-/**
- * For each message of a conversion's output, the `--json` text the worker made for it, or
- * `undefined` (see output-texts.ts).
- */
-export type OutputTexts = (output: readonly unknown[]) => (Uint8Array | undefined)[];
-
-/**
- * What {@link readInParallel} read: the session and `texts()`, the texts of its messages made so
- * far (none unless asked for); or `again` (the context sends a slim entry).
- */
-export type ParallelRead =
-	| { kind: "session"; result: ReadSessionResult; texts: () => Promise<OutputTexts> }
-	| { kind: "again" };
+/** What {@link readInParallel} read: the session, or `again` (the context sends a slim entry). */
+export type ParallelRead = { kind: "session"; result: ReadSessionResult } | { kind: "again" };
 
 /**
  * Reads the session whose first `job.end` bytes `runStart` reads (a worker thread, by default)
@@ -124,9 +100,7 @@ export async function readInParallel(
 	options: ReadSessionOptions,
 	runStart: StartRunner = startInWorker,
 ): Promise<ParallelRead | undefined> {
-	const run = runStart(job);
-	// A start that failed: the file is read again on one thread, which says why.
-	const started = run.start.catch(() => undefined);
+	const started = runStart(job);
 	const parser = new SessionLineParser({ file: options.file, slimUntil: job.slimUntil, rest: true });
 	const splitter = new LineSplitter(parser);
 	try {
@@ -137,7 +111,8 @@ export async function readInParallel(
 		if (isInstance(error, InvalidSessionError)) return undefined;
 		throw error;
 	}
-	const start = await started;
+	// A start that failed is read again, on one thread, which says why.
+	const start = await started.catch(() => undefined);
 	if (start?.start === undefined) return undefined;
 	const session = parser.withStart(decodeStart(start.start), start.lineCount);
 	if (session === undefined) return undefined;
@@ -145,16 +120,7 @@ export async function readInParallel(
 	const result = contextOfSession(session, options, options.file, (entries, chosen) => {
 		sendsSlim = anySlim(entries, chosen);
 	});
-	if (sendsSlim) return { kind: "again" };
-	const lineCount = start.lineCount;
-	return {
-		kind: "session",
-		result,
-		texts: async () => {
-			const batches = await run.texts.take().catch(() => []);
-			return (output) => outputTexts(output, result, lineCount, batches);
-		},
-	};
+	return sendsSlim ? { kind: "again" } : { kind: "session", result };
 }
 
 /** The worker thread's file, beside this module's (both in dist/). */
@@ -167,44 +133,20 @@ const WORKER = "./read-worker.js";
  */
 const LIMITS = { maxYoungGenerationSizeMb: 48 };
 
-type Posted = StartResult | { texts: EncodedTexts } | { failed: string };
-
 /** {@link StartRunner} on a worker thread; `undefined` when it cannot start or fails. */
-export const startInWorker: StartRunner = (job) => {
-	let worker: Worker;
-	try {
-		worker = new Worker(new URL(WORKER, import.meta.url), { workerData: job, resourceLimits: LIMITS });
-	} catch {
-		return { start: Promise.resolve(undefined), texts: { take: async () => [] } };
-	}
-	let resolveStart: (start: StartResult | undefined) => void = () => {};
-	const start = new Promise<StartResult | undefined>((resolve) => {
-		resolveStart = resolve;
-	});
-	const batches: EncodedTexts[] = [];
-	let stopped = false;
-	const stop = (): void => {
-		resolveStart(undefined);
-		if (stopped) return;
-		stopped = true;
-		void worker.terminate();
-	};
-	worker.on("message", (message: Posted) => {
-		if (stopped) return;
-		if ("failed" in message) stop();
-		else if ("texts" in message) batches.push(message.texts);
-		else {
-			resolveStart(message);
-			if (job.texts !== true || message.start === undefined) stop();
+export const startInWorker: StartRunner = (job) =>
+	new Promise((resolve) => {
+		let worker: Worker;
+		try {
+			worker = new Worker(new URL(WORKER, import.meta.url), { workerData: job, resourceLimits: LIMITS });
+		} catch {
+			resolve(undefined);
+			return;
 		}
+		worker.once("message", (message: StartResult | { failed: string }) => {
+			resolve("failed" in message ? undefined : message);
+			void worker.terminate();
+		});
+		worker.once("error", () => resolve(undefined));
+		worker.once("exit", () => resolve(undefined));
 	});
-	worker.once("error", stop);
-	worker.once("exit", stop);
-	const take = async (): Promise<EncodedTexts[]> => {
-		// The messages posted while this thread was busy are delivered before the next check phase.
-		await new Promise((resolve) => setImmediate(resolve));
-		stop();
-		return batches;
-	};
-	return { start, texts: { take } };
-};

@@ -16,8 +16,6 @@ export interface StartJob {
 	slimUntil: string;
 	/** The file's name in problems. */
 	file: string;
-	/** Whether the `--json` texts of the rest's message entries are wanted too (message-texts.ts). */
-	texts?: boolean;
 }
 
 /** The start, encoded, and how many lines it has; `undefined` when the rest cannot follow it. */
