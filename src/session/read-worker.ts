@@ -11,7 +11,11 @@ try {
 	const transfer =
 		result.start === undefined
 			? []
-			: [result.start.codes.buffer as ArrayBuffer, result.start.lines.buffer as ArrayBuffer];
+			: [
+					result.start.codes.buffer as ArrayBuffer,
+					result.start.ends.buffer as ArrayBuffer,
+					result.start.lines.buffer as ArrayBuffer,
+				];
 	parentPort?.postMessage(result, transfer);
 } catch (error) {
 	parentPort?.postMessage({ failed: String(error) });
