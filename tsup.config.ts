@@ -32,6 +32,9 @@ export default defineConfig({
 		},
 	},
 	splitting: true,
+	// The CJS build has no `import.meta`: its `import.meta.url` (parallel-read.ts finds the worker
+	// thread's file by it) becomes the file's own URL.
+	shims: true,
 	sourcemap: true,
 	clean: true,
 	target: "node20",

@@ -223,12 +223,12 @@ describe("the built worker (dist/read-worker.js)", () => {
 		);
 	});
 
-	it.skipIf(!existsSync(join(import.meta.dirname, "../dist/cli.js")))(
-		"should be started by the built CLI on a long session, whose output is the one-thread read's",
-		() => {
+	it.skipIf(!existsSync(join(import.meta.dirname, "../dist/cli.js"))).each(["cli.js", "cli.cjs"])(
+		"should be started by the built CLI (dist/%s) on a long session, whose output is the one-thread read's",
+		(bin) => {
 			const path = join(tmp, "cli.jsonl");
 			writeLargeSession(path, 20_000, 9, 0.5);
-			const cli = join(import.meta.dirname, "../dist/cli.js");
+			const cli = join(import.meta.dirname, "../dist", bin);
 			const run = (args: string[], input?: string) =>
 				spawnSync(process.execPath, [cli, ...args], {
 					input,
