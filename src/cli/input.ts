@@ -3,10 +3,11 @@ import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
+import { readInParallel, type SplitPlan, type StartRunner, splitPlan } from "../session/parallel-read.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { omittedText } from "../session/problems.js";
 import type { ReadSessionResult } from "../session/read.js";
-import { latestFirstKeptId } from "../session/slim.js";
+import { latestCompaction, type ReadAt } from "../session/slim.js";
 import { isInstance, isJsonObject } from "../values.js";
 import { CliError, codeOf } from "./cli-error.js";
 import { InputLines, type StreamedInput } from "./input-lines.js";
@@ -46,6 +47,12 @@ export interface InputSource {
 	leaf: string | undefined;
 	/** The most bytes read (`--max-input`). */
 	maxBytes: number;
+	/**
+	 * How a long session file is read on two threads (see parallel-read.ts): the smallest file to
+	 * split (8 MiB), the most of it the start takes (half), and what reads the start (a worker
+	 * thread). Tests set them.
+	 */
+	parallel?: { minBytes?: number; share?: number; runStart?: StartRunner };
 }
 
 const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMessages or JSONL of AgentMessages.";
@@ -62,7 +69,12 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		// A file's messages before its latest compaction's kept entry are held slim; should the
 		// context send one of them after all, the file is read again, whole.
 		const hint = source.spec === "-" ? undefined : compactionHint(source);
-		let input = await streamed(source, name, hint);
+		if (hint?.plan !== undefined) {
+			const read = await inParallel(source, name, hint.plan);
+			if (read?.kind === "session") return fromSession(read.result, name, source.leaf);
+			if (read?.kind === "again") return fromStream(await streamed(source, name, undefined), name, source.leaf);
+		}
+		let input = await streamed(source, name, hint?.keptId);
 		if (input.kind === "again") input = await streamed(source, name, undefined);
 		return fromStream(input, name, source.leaf);
 	} catch (error) {
@@ -80,7 +92,7 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
  * The entry the latest compaction of the file keeps from, read from its end (see slim.ts); nothing
  * when the file cannot be read here (reading it then says why).
  */
-function compactionHint(source: InputSource): string | undefined {
+function compactionHint(source: InputSource): { keptId: string | undefined; plan?: SplitPlan } | undefined {
 	let fd: number | undefined;
 	try {
 		// Not blocking: a FIFO is refused by fileChunks, not waited on here.
@@ -88,18 +100,34 @@ function compactionHint(source: InputSource): string | undefined {
 		const stats = fstatSync(fd);
 		if (!stats.isFile() || stats.size > source.maxBytes) return undefined;
 		const file = fd;
-		return latestFirstKeptId((buffer, position) => {
+		const read: ReadAt = (buffer, position) => {
 			let filled = 0;
 			for (let read = -1; filled < buffer.length && read !== 0; filled += read) {
 				read = readSync(file, buffer, filled, buffer.length - filled, position + filled);
 			}
 			return filled;
-		}, stats.size);
+		};
+		const compaction = latestCompaction(read, stats.size);
+		const plan = splitPlan(read, stats.size, compaction, source.parallel?.minBytes, source.parallel?.share);
+		return { keptId: compaction?.keptId, plan };
 	} catch {
 		return undefined;
 	} finally {
 		if (fd !== undefined) closeSync(fd);
 	}
+}
+
+/**
+ * A long session file read on two threads (see parallel-read.ts); `undefined` when it cannot be
+ * (then it is read on one).
+ */
+function inParallel(source: InputSource, name: string, plan: SplitPlan) {
+	return readInParallel(
+		{ path: resolve(source.cwd, source.spec), end: plan.end, slimUntil: plan.slimUntil, file: name },
+		fileChunks(source.spec, source.cwd, source.maxBytes, plan.end),
+		{ leafId: source.leaf, file: name },
+		source.parallel?.runStart,
+	);
 }
 
 async function streamed(source: InputSource, name: string, slimUntil: string | undefined): Promise<StreamedInput> {

@@ -60,9 +60,9 @@ export const tooLarge = (what: string, maxBytes: number): CliError =>
  * (and checked) at once, read-only and non-blocking (a FIFO swapped in after the check cannot block
  * the open), and checked again on the open descriptor; the size is counted as it is read, since a
  * file can grow or report no size (`/proc`). The chunks are read as they are asked for: each is a
- * new buffer.
+ * new buffer. With `from`, the bytes before it are not read (but count towards `maxBytes`).
  */
-export function fileChunks(spec: string, cwd: string, maxBytes: number): Iterable<Buffer> {
+export function fileChunks(spec: string, cwd: string, maxBytes: number, from = 0): Iterable<Buffer> {
 	const path = resolve(cwd, spec);
 	const what = `"${spec}"`;
 	checkRegular(
@@ -83,19 +83,19 @@ export function fileChunks(spec: string, cwd: string, maxBytes: number): Iterabl
 		closeSync(fd);
 		throw error;
 	}
-	return readChunks(fd, spec, path, maxBytes);
+	return readChunks(fd, spec, path, maxBytes, from);
 }
 
-function* readChunks(fd: number, spec: string, path: string, maxBytes: number): Generator<Buffer> {
+function* readChunks(fd: number, spec: string, path: string, maxBytes: number, from: number): Generator<Buffer> {
 	const what = `"${spec}"`;
-	let total = 0;
+	let total = from;
 	try {
 		for (;;) {
 			// A byte past the limit is asked for, to see the file grow past it.
 			const chunk = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
 			let filled = 0;
 			for (let read = -1; filled < chunk.length && read !== 0; filled += read) {
-				read = readOrThrow(fd, chunk, filled, spec, path);
+				read = readOrThrow(fd, chunk, filled, total + filled, spec, path);
 			}
 			total += filled;
 			if (total > maxBytes) throw tooLarge(what, maxBytes);
@@ -107,9 +107,9 @@ function* readChunks(fd: number, spec: string, path: string, maxBytes: number): 
 	}
 }
 
-function readOrThrow(fd: number, chunk: Buffer, filled: number, spec: string, path: string): number {
+function readOrThrow(fd: number, chunk: Buffer, filled: number, position: number, spec: string, path: string): number {
 	try {
-		return readSync(fd, chunk, filled, chunk.length - filled, null);
+		return readSync(fd, chunk, filled, chunk.length - filled, position);
 	} catch (error) {
 		throw cannotRead(error, spec, path);
 	}

@@ -7,7 +7,7 @@ import { InvalidSessionError } from "../errors.js";
 import { describeValue, isJsonObject } from "../values.js";
 import type { LineSink } from "./lines.js";
 import { migrateEntries } from "./migrate.js";
-import { excerptOf, ProblemLog } from "./problems.js";
+import { excerptOf, ProblemLog, type SessionProblem, type SessionProblemCount } from "./problems.js";
 import { slimEntry } from "./slim.js";
 import { CURRENT_SESSION_VERSION, type ParsedSession } from "./types.js";
 
@@ -50,6 +50,21 @@ export interface LineParserOptions {
 	 * before that entry's line are held slim (see slim.ts).
 	 */
 	slimUntil?: string;
+	/**
+	 * The lines are the rest of a version 3 file whose start another parser reads (see
+	 * parallel-read.ts): its header is taken as read (a stand-in until {@link withStart}), the first
+	 * line is not the file's first, and line numbers count from the range's first line.
+	 */
+	rest?: boolean;
+}
+
+/** What a {@link SessionLineParser} of a file's start holds, for the parser of its rest. */
+export interface ParsedStart {
+	/** The kept values: the header first (see {@link SessionLineParser}). */
+	raw: unknown[];
+	lines: number[];
+	problems: SessionProblem[];
+	counts: SessionProblemCount[];
 }
 
 /**
@@ -72,10 +87,47 @@ export class SessionLineParser implements LineSink {
 	private waitingLine = 0;
 	private version = 1;
 	private slimUntil: string | undefined;
+	/** Whether the header asked for slim entries, and whether the entry they end at was met. */
+	private slimming = false;
+	private keptMet = false;
 
 	constructor(private readonly options: LineParserOptions = {}) {
 		this.log = new ProblemLog(options.strict === true, options.file);
 		this.where = options.file === undefined ? "The session" : `"${options.file}"`;
+		if (options.rest === true) {
+			this.started = true;
+			this.header({ type: "session", id: "", version: CURRENT_SESSION_VERSION }, 0);
+		}
+	}
+
+	/**
+	 * What a parser of a file's start read, its last line taken as any other (the file goes on), or
+	 * `undefined` when the parser of the rest cannot follow it: no version 3 header, no slim hint,
+	 * the hinted entry met (the rest would not be slim), or a line still waiting.
+	 */
+	start(): ParsedStart | undefined {
+		if (this.waiting !== undefined) this.take(this.waiting, this.waitingLine);
+		this.waiting = undefined;
+		if (this.raw.length === 0 || !this.slimming || this.keptMet) return undefined;
+		return { raw: this.raw, lines: this.lines, problems: this.log.problems, counts: this.log.summary() };
+	}
+
+	/**
+	 * The session whose start is `start` (read by another parser, over `lineCount` lines) and whose
+	 * rest this parser read; `undefined` when the two cannot be joined as one parser would have read
+	 * them: the rest met a problem (its line numbers and texts assumed the start's), or has no value.
+	 */
+	withStart(start: ParsedStart, lineCount: number): ParsedSession | undefined {
+		if (this.waiting !== undefined) this.take(this.waiting.trimEnd(), this.waitingLine);
+		this.waiting = undefined;
+		if (this.log.problems.length > 0 || this.raw.length < 2) return undefined;
+		const raw = start.raw.slice();
+		const lines = start.lines.slice();
+		for (let i = 1; i < this.raw.length; i++) {
+			raw.push(this.raw[i]);
+			lines.push((this.lines[i] as number) + lineCount);
+		}
+		return sessionOf(raw, lines, start.problems, start.counts, CURRENT_SESSION_VERSION);
 	}
 
 	line(text: string, number: number): void {
@@ -101,20 +153,7 @@ export class SessionLineParser implements LineSink {
 				{ file },
 			);
 		}
-		const last = raw.length - 1;
-		const migrated = migrateEntries(raw, lines);
-		const session: ParsedSession = {
-			...migrated,
-			problems: this.log.problems,
-			problemCounts: this.log.summary(),
-		};
-		// pi's default leaf is the last kept line; one that is not an object (kept by pi, not by the
-		// reader) is no entry: pi then sends nothing. (In a version 1 file pi gives an array an id and
-		// fails on any other value.)
-		if (last > 0 && !isJsonObject(raw[last]) && this.version >= 2) {
-			session.nonEntryLastLine = lines[last];
-		}
-		return session;
+		return sessionOf(raw, lines, this.log.problems, this.log.summary(), this.version);
 	}
 
 	private take(text: string, line: number): void {
@@ -136,8 +175,10 @@ export class SessionLineParser implements LineSink {
 			return;
 		}
 		if (this.slimUntil !== undefined && isJsonObject(value)) {
-			if (value.id === this.slimUntil) this.slimUntil = undefined;
-			else {
+			if (value.id === this.slimUntil) {
+				this.slimUntil = undefined;
+				this.keptMet = true;
+			} else {
 				this.raw.push(slimEntry(value));
 				this.lines.push(line);
 				return;
@@ -167,7 +208,10 @@ export class SessionLineParser implements LineSink {
 		// pi reads a missing version as 1 and compares loosely; keep its exact expression.
 		this.version = ((value.version ?? 1) as number) >= 2 ? CURRENT_SESSION_VERSION : 1;
 		// Versions 1 and 2 are migrated entry by entry: only a version 3 file's entries are held slim.
-		if (((value.version ?? 1) as number) >= CURRENT_SESSION_VERSION) this.slimUntil = this.options.slimUntil;
+		if (((value.version ?? 1) as number) >= CURRENT_SESSION_VERSION) {
+			this.slimUntil = this.options.slimUntil;
+			this.slimming = this.slimUntil !== undefined;
+		}
 		this.raw.push(value);
 		this.lines.push(line);
 	}
@@ -194,6 +238,23 @@ export class SessionLineParser implements LineSink {
 		}
 		return `${what}; pi keeps it as an entry that sends nothing and links to nothing, and the reader left it out. Remove that line.`;
 	}
+}
+
+/** The parsed, migrated session of the values pi keeps (`raw`, the header first), read at `lines`. */
+function sessionOf(
+	raw: unknown[],
+	lines: number[],
+	problems: SessionProblem[],
+	problemCounts: SessionProblemCount[],
+	version: number,
+): ParsedSession {
+	const last = raw.length - 1;
+	const session: ParsedSession = { ...migrateEntries(raw, lines), problems, problemCounts };
+	// pi's default leaf is the last kept line; one that is not an object (kept by pi, not by the
+	// reader) is no entry: pi then sends nothing. (In a version 1 file pi gives an array an id and
+	// fails on any other value.)
+	if (last > 0 && !isJsonObject(raw[last]) && version >= 2) session.nonEntryLastLine = lines[last];
+	return session;
 }
 
 /** Whether `value >= 3` can be asked of `value` (JSON's `{"valueOf":0,"toString":0}` cannot). */

@@ -172,7 +172,19 @@ function contextOf(
 	file: string | undefined,
 	sent?: (entries: readonly SessionEntry[], chosen: readonly number[]) => void,
 ): ReadSessionResult {
-	const session = parser.finish();
+	return contextOfSession(parser.finish(), options, file, sent);
+}
+
+/**
+ * The context of a parsed session, with its problems after the session's; `sent` is told the
+ * entries the context sends before their messages are read.
+ */
+export function contextOfSession(
+	session: ParsedSession,
+	options: ReadSessionOptions,
+	file: string | undefined,
+	sent?: (entries: readonly SessionEntry[], chosen: readonly number[]) => void,
+): ReadSessionResult {
 	const context = buildContextWith(
 		session,
 		{ leafId: options.leafId, strict: options.strict, file },

@@ -22,14 +22,23 @@ const SLIM: unique symbol = Symbol("slim entry");
 export function slimEntry(value: RawEntry): RawEntry {
 	const message = value.message;
 	if (value.type !== "message" || !isJsonObject(message)) return value;
-	return {
-		type: value.type,
-		id: value.id,
-		parentId: value.parentId,
-		message: { role: message.role, provider: message.provider, model: message.model },
-		[SLIM]: true,
-	};
+	return slimMessageEntry(value.id, value.parentId, message.role, message.provider, message.model);
 }
+
+/** The slim `message` entry with these fields (what {@link slimEntry} makes of a message entry). */
+export function slimMessageEntry(
+	id: unknown,
+	parentId: unknown,
+	role: unknown,
+	provider: unknown,
+	model: unknown,
+): RawEntry {
+	return { type: "message", id, parentId, message: { role, provider, model }, [SLIM]: true };
+}
+
+/** Whether `value` is a slim entry ({@link slimEntry}). */
+export const isSlim = (value: unknown): value is RawEntry =>
+	isJsonObject(value) && (value as { [SLIM]?: true })[SLIM] === true;
 
 /** Whether any of `entries[at]`, `at` in `indices`, is a slim entry. */
 export function anySlim(entries: readonly SessionEntry[], indices: readonly number[]): boolean {
@@ -48,6 +57,17 @@ export function latestFirstKeptId(
 	read: (buffer: Buffer, position: number) => number,
 	size: number,
 ): string | undefined {
+	return latestCompaction(read, size)?.keptId;
+}
+
+/** Reads `buffer.length` bytes (fewer at the end) of a file at `position`; gives how many it read. */
+export type ReadAt = (buffer: Buffer, position: number) => number;
+
+/**
+ * The latest compaction line of a session's bytes ({@link latestFirstKeptId}): its
+ * `firstKeptEntryId`, and the offset of the line.
+ */
+export function latestCompaction(read: ReadAt, size: number): { keptId: string; at: number } | undefined {
 	const pattern = Buffer.from('\n{"type":"compaction",');
 	const chunk = 1024 * 1024;
 	// Chunks overlap, so that a compaction line split between two is read whole (a longer one, which
@@ -67,7 +87,7 @@ export function latestFirstKeptId(
 		try {
 			const compaction: unknown = JSON.parse(bytes.toString("utf8", at + 1, line));
 			const kept = isJsonObject(compaction) ? compaction.firstKeptEntryId : undefined;
-			return typeof kept === "string" ? kept : undefined;
+			return typeof kept === "string" ? { keptId: kept, at: start + at + 1 } : undefined;
 		} catch {
 			return undefined;
 		}
