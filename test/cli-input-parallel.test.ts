@@ -17,7 +17,7 @@ import { readStart, type StartResult } from "../src/session/read-start.js";
 import { isSlim } from "../src/session/slim.js";
 import { decodeStart, encodeStart } from "../src/session/start-codec.js";
 import { writeLargeSession } from "./fixtures/sessions/large-session.js";
-import { HEADER, jsonl, type Line, messageEntry, T, user } from "./support/session-lines.js";
+import { assistant, compaction, HEADER, jsonl, type Line, messageEntry, user } from "./support/session-lines.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ctl-input-parallel-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -53,26 +53,6 @@ async function sameAsStdin(name: string, text: string): Promise<number> {
 	return joins.mock.results.filter((result) => result.value !== undefined).length;
 }
 
-const compaction = (id: string, parentId: string, firstKeptEntryId: string): Line => ({
-	type: "compaction",
-	id,
-	parentId,
-	timestamp: T,
-	summary: `summary ${id}`,
-	firstKeptEntryId,
-	tokensBefore: 100,
-});
-const assistant = (id: string, parentId: string | null, model: string): Line =>
-	messageEntry(id, parentId, {
-		role: "assistant",
-		content: [{ type: "text", text: `reply ${id}` }],
-		provider: "p",
-		model,
-		api: "a",
-		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {} },
-		stopReason: "stop",
-		timestamp: 1,
-	});
 /** `count` user and assistant entries in a chain after `parent`, ids `<prefix>0`, `<prefix>1`, …. */
 const chain = (prefix: string, parent: string | null, count: number): Line[] => {
 	const lines: Line[] = [];

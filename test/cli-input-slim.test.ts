@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type LoadedInput, loadInput } from "../src/cli/input.js";
 import { latestFirstKeptId } from "../src/session/slim.js";
 import { writeLargeSession } from "./fixtures/sessions/large-session.js";
-import { HEADER, jsonl, type Line, messageEntry, T, user } from "./support/session-lines.js";
+import { assistant, compaction, HEADER, jsonl, messageEntry, user } from "./support/session-lines.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ctl-input-slim-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -31,27 +31,6 @@ async function sameAsStdin(name: string, text: string, leaf?: string): Promise<L
 	expect(renamed).toEqual(JSON.parse(JSON.stringify(stdin)));
 	return file;
 }
-
-const compaction = (id: string, parentId: string, firstKeptEntryId: string): Line => ({
-	type: "compaction",
-	id,
-	parentId,
-	timestamp: T,
-	summary: `summary ${id}`,
-	firstKeptEntryId,
-	tokensBefore: 100,
-});
-const assistant = (id: string, parentId: string | null, model: string): Line =>
-	messageEntry(id, parentId, {
-		role: "assistant",
-		content: [{ type: "text", text: `reply ${id}` }],
-		provider: "p",
-		model,
-		api: "a",
-		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {} },
-		stopReason: "stop",
-		timestamp: 1,
-	});
 
 describe("loadInput of a session file, messages before the latest compaction held slim", () => {
 	it.each([0.3, 0.9])("should load a long generated session (compaction at %d) as stdin does", async (at) => {

@@ -37,3 +37,26 @@ export const texts = (text: string, options = {}): string[] =>
 				: (message.summary ?? "");
 		return `${message.role}:${shown}`;
 	});
+
+/** A compaction entry keeping the path from `firstKeptEntryId`. */
+export const compaction = (id: string, parentId: string, firstKeptEntryId: string): Line => ({
+	type: "compaction",
+	id,
+	parentId,
+	timestamp: T,
+	summary: `summary ${id}`,
+	firstKeptEntryId,
+	tokensBefore: 100,
+});
+/** An assistant message entry with one text block, from `model`. */
+export const assistant = (id: string, parentId: string | null, model: string): Line =>
+	messageEntry(id, parentId, {
+		role: "assistant",
+		content: [{ type: "text", text: `reply ${id}` }],
+		provider: "p",
+		model,
+		api: "a",
+		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {} },
+		stopReason: "stop",
+		timestamp: 1,
+	});
