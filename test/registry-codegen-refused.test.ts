@@ -16,14 +16,28 @@ interface Printed {
 	readonly results: Record<string, { output?: unknown[]; events?: unknown[][]; escaped?: unknown }>;
 }
 
+/** The flag, dropped from NODE_OPTIONS for the plain child (the suite itself may run with it). */
+const REFUSE = "--disallow-code-generation-from-strings";
+const plainEnv = {
+	...process.env,
+	NODE_OPTIONS: (process.env.NODE_OPTIONS ?? "")
+		.split(/\s+/)
+		.filter((option) => option !== REFUSE)
+		.join(" "),
+};
+
 const runCases = (flags: readonly string[]): Printed =>
 	JSON.parse(
-		execFileSync(process.execPath, [...flags, CASES], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }),
+		execFileSync(process.execPath, [...flags, CASES], {
+			encoding: "utf8",
+			maxBuffer: 256 * 1024 * 1024,
+			env: plainEnv,
+		}),
 	) as Printed;
 
 describe("a registry where code generation is refused", () => {
 	const plain = runCases([]);
-	const refused = runCases(["--disallow-code-generation-from-strings"]);
+	const refused = runCases([REFUSE]);
 
 	it("should run the cases in a child that really refuses code generation", () => {
 		expect(plain.refused).toBe(false);

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MessageSource, Registry } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
+import { codeGenerationRefused } from "../src/registry/interpreted-hooks.js";
 import { arbAgentMessage } from "./support/arbitraries.js";
 
 /** Entries of a history that make every kind of loop path: multi-message and empty results, throwing and unhandled roles, holes, repeats. */
@@ -87,7 +88,8 @@ describe("registry.trackSources", () => {
 				// The first conversion of a registry is interpreted, the next ones compiled.
 				compiled.convert(input as AgentMessage[]);
 				const fromCompiled = sourcesOf(compiled, input);
-				expect(sources.some((source) => source?.includes("starts[i] = n;"))).toBe(true);
+				// Where code generation is refused, the interpreted loop is all there is.
+				expect(sources.some((source) => source?.includes("starts[i] = n;"))).toBe(!codeGenerationRefused());
 				expect(sourcesOf(tracked({ interpreted: true }), input)).toEqual(fromCompiled);
 				// Under isolate each output is a copy of its own, so a repeated object is not traced to its first place.
 				const objects = input.filter((entry) => typeof entry === "object" && entry !== null);
