@@ -210,80 +210,80 @@ class ToolCallWindow {
 	}
 }
 
-/** The findings of one message (a `user`, `assistant`, `toolResult` or `system` one, or anything else). */
-function checkMessage(
-	message: Record<string, unknown>,
-	i: number,
-	window: ToolCallWindow,
-	imagesBlocked: boolean,
-	findings: Finding[],
-	kept: boolean,
-): void {
-	const role = message.role;
-	const assistant = role === "assistant";
-	if (assistant && isSkippedStop(message.stopReason)) {
-		window.close(findings);
-		return;
-	}
-	const timestamp = message.timestamp;
-	if (typeof timestamp !== "number" || !Number.isFinite(timestamp))
-		findings.push({ rule: "invalid-timestamp", outputIndex: i, subject: timestamp });
-	const content = message.content;
-	if (assistant) {
-		window.close(findings);
-		window.open(content, i);
-		if (!kept && isEmptyContent(content)) findings.push({ rule: "empty-content", outputIndex: i });
-	} else if (role === "toolResult") {
-		const id = message.toolCallId;
-		if (!window.answer(id)) findings.push({ rule: "orphan-tool-result", outputIndex: i, subject: id });
-		if (imagesBlocked && hasImage(content)) findings.push({ rule: "image-while-blocked", outputIndex: i });
-	} else if (role === "user") {
-		window.close(findings);
-		if (!kept && isEmptyContent(content)) findings.push({ rule: "empty-content", outputIndex: i });
-		if (imagesBlocked && hasImage(content)) findings.push({ rule: "image-while-blocked", outputIndex: i });
-	} else if (role === "system") {
-		// Neutral for tool calls: pi-ai holds a system message back until the pending calls are
-		// answered (`heldSystemMessages`), so it neither closes nor breaks the window. A history whose
-		// system messages do not lead is not a finding: pi's own loop writes one (tools declared
-		// mid-session by an agent made without a prompt), and pi-ai folds it into a leading one
-		// (`collapseSystemMessages`) or sends it in place as an update; nothing is rejected or lost.
-		const problem = systemProblem(message);
-		if (problem !== undefined) findings.push({ rule: "invalid-system-message", outputIndex: i, name: problem });
-	}
-}
-
 /**
- * The findings of `message` at output index `i`, appended to `findings`. Fails closed: a message
- * whose fields cannot be read gets one `unreadable-message` finding instead. `kept`: `repair`
- * kept it, so its content is known not to be empty.
+ * One pass of the checks over an output: the tool-call window, the findings so far and the image
+ * setting, shared by {@link check} and {@link repaired}.
  */
-function checkAt(
-	message: unknown,
-	i: number,
-	window: ToolCallWindow,
-	imagesBlocked: boolean,
-	findings: Finding[],
-	kept: boolean,
-): void {
-	if (!isRecord(message)) {
-		findings.push({ rule: "empty-content", outputIndex: i });
-		return;
-	}
-	const before = findings.length;
-	try {
-		checkMessage(message, i, window, imagesBlocked, findings, kept);
-	} catch (cause) {
-		// What was found before the throw is dropped with it: the message gets one finding, the true one.
-		findings.length = before;
-		findings.push({ rule: "unreadable-message", outputIndex: i, subject: cause });
-	}
-}
+class Checker {
+	private readonly window = new ToolCallWindow();
+	private readonly found: Finding[] = [];
 
-/** The findings once every message is checked: the last window closed, orphan calls put back in output order. */
-function closed(window: ToolCallWindow, findings: Finding[]): Finding[] {
-	window.close(findings);
-	// Orphan calls are found when their window closes (the sort is stable).
-	return window.orphans ? findings.sort((a, b) => a.outputIndex - b.outputIndex) : findings;
+	constructor(private readonly imagesBlocked: boolean) {}
+
+	/**
+	 * The findings of `message` at output index `i`. Fails closed: a message whose fields cannot be
+	 * read gets one `unreadable-message` finding instead. `kept`: `repair` kept it, so its content is
+	 * known not to be empty.
+	 */
+	at(message: unknown, i: number, kept: boolean): void {
+		const findings = this.found;
+		if (!isRecord(message)) {
+			findings.push({ rule: "empty-content", outputIndex: i });
+			return;
+		}
+		const before = findings.length;
+		try {
+			this.message(message, i, kept);
+		} catch (cause) {
+			// What was found before the throw is dropped with it: the message gets one finding, the true one.
+			findings.length = before;
+			findings.push({ rule: "unreadable-message", outputIndex: i, subject: cause });
+		}
+	}
+
+	/** The findings once every message is checked: the last window closed, orphan calls put back in output order. */
+	findings(): Finding[] {
+		const { window, found } = this;
+		window.close(found);
+		// Orphan calls are found when their window closes (the sort is stable).
+		return window.orphans ? found.sort((a, b) => a.outputIndex - b.outputIndex) : found;
+	}
+
+	/** The findings of one message (a `user`, `assistant`, `toolResult` or `system` one, or anything else). */
+	private message(message: Record<string, unknown>, i: number, kept: boolean): void {
+		const { window, found: findings, imagesBlocked } = this;
+		const role = message.role;
+		const assistant = role === "assistant";
+		if (assistant && isSkippedStop(message.stopReason)) {
+			window.close(findings);
+			return;
+		}
+		const timestamp = message.timestamp;
+		if (typeof timestamp !== "number" || !Number.isFinite(timestamp))
+			findings.push({ rule: "invalid-timestamp", outputIndex: i, subject: timestamp });
+		const content = message.content;
+		if (assistant) {
+			window.close(findings);
+			window.open(content, i);
+			if (!kept && isEmptyContent(content)) findings.push({ rule: "empty-content", outputIndex: i });
+		} else if (role === "toolResult") {
+			const id = message.toolCallId;
+			if (!window.answer(id)) findings.push({ rule: "orphan-tool-result", outputIndex: i, subject: id });
+			if (imagesBlocked && hasImage(content)) findings.push({ rule: "image-while-blocked", outputIndex: i });
+		} else if (role === "user") {
+			window.close(findings);
+			if (!kept && isEmptyContent(content)) findings.push({ rule: "empty-content", outputIndex: i });
+			if (imagesBlocked && hasImage(content)) findings.push({ rule: "image-while-blocked", outputIndex: i });
+		} else if (role === "system") {
+			// Neutral for tool calls: pi-ai holds a system message back until the pending calls are
+			// answered (`heldSystemMessages`), so it neither closes nor breaks the window. A history whose
+			// system messages do not lead is not a finding: pi's own loop writes one (tools declared
+			// mid-session by an agent made without a prompt), and pi-ai folds it into a leading one
+			// (`collapseSystemMessages`) or sends it in place as an update; nothing is rejected or lost.
+			const problem = systemProblem(message);
+			if (problem !== undefined) findings.push({ rule: "invalid-system-message", outputIndex: i, name: problem });
+		}
+	}
 }
 
 /**
@@ -291,10 +291,9 @@ function closed(window: ToolCallWindow, findings: Finding[]): Finding[] {
  * read is an `unreadable-message` finding, and the rest are still checked.
  */
 export function check(messages: readonly Message[], imagesBlocked: boolean): Finding[] {
-	const findings: Finding[] = [];
-	const window = new ToolCallWindow();
-	for (let i = 0; i < messages.length; i++) checkAt(messages[i], i, window, imagesBlocked, findings, false);
-	return closed(window, findings);
+	const checker = new Checker(imagesBlocked);
+	for (let i = 0; i < messages.length; i++) checker.at(messages[i], i, false);
+	return checker.findings();
 }
 
 /** What `repair` mode made of a `Message[]`: see {@link repaired}. */
@@ -315,9 +314,7 @@ export interface Repaired {
  */
 export function repaired(messages: Message[], imagesBlocked: boolean | undefined): Repaired {
 	const unreadable: Finding[] = [];
-	const findings: Finding[] = [];
-	const checking = imagesBlocked !== undefined;
-	const window = new ToolCallWindow();
+	const checker = imagesBlocked === undefined ? undefined : new Checker(imagesBlocked);
 	let kept: Message[] | undefined;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
@@ -333,9 +330,9 @@ export function repaired(messages: Message[], imagesBlocked: boolean | undefined
 			continue;
 		}
 		if (kept !== undefined) kept.push(message);
-		if (checking) checkAt(message, kept === undefined ? i : kept.length - 1, window, imagesBlocked, findings, true);
+		checker?.at(message, kept === undefined ? i : kept.length - 1, true);
 	}
-	return { output: kept ?? messages, unreadable, findings: checking ? closed(window, findings) : findings };
+	return { output: kept ?? messages, unreadable, findings: checker === undefined ? [] : checker.findings() };
 }
 
 /** What is wrong and what to do, for a finding (the error message goes on from "output message N (…)"). */
