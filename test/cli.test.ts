@@ -407,7 +407,8 @@ describe("convert-to-llm view on a terminal", () => {
 		});
 		return { code, stdout, stderr };
 	}
-	const visible = (line: string): string => line.replace(/\x1b\[[0-9;]*m/g, "");
+	const visible = (line: string): string =>
+		line.replace(new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, "g"), "");
 
 	it.each([40, 61, 100])(
 		"should fit every line, the header and footer too, in a terminal %i columns wide",

@@ -98,7 +98,7 @@ export function fitLine(text: string, width: number, columns: Columns): string {
 }
 
 /** The SGR sequences the view's style (style.ts) writes; a history's own ESC is shown as `␛`, never written. */
-const SGR = /\x1b\[[0-9;]*m/g;
+const SGR = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, "g");
 
 /**
  * A line of the view, styled or not, cut to `width` columns: a line that fits is kept as it is;
