@@ -7,7 +7,7 @@
  * and wait is bounded in time.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +24,7 @@ import {
 import {
 	llmContext,
 	notices,
+	PNG,
 	piArgs,
 	prepare,
 	prompt,
@@ -182,6 +183,56 @@ describe.each(LINES)("the convert-to-llm pi extension in pi %s (RPC mode)", (lin
 		).toBe(true);
 	}, 90_000);
 
+	it("should start with a second copy of the package loaded, the first converting and the second saying it stays off", async () => {
+		// A copy elsewhere (its dependencies resolved through a node_modules link), as `pi install` beside `-e ./clone` gives.
+		const copy = join(base, "second-copy");
+		rmSync(copy, { recursive: true, force: true });
+		mkdirSync(copy, { recursive: true });
+		cpSync(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
+		cpSync(join(ROOT, "package.json"), join(copy, "package.json"));
+		symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+		const { bodies, events, stderr } = await run([ROOT, copy], (pi) => prompt(pi, "And now?"), {
+			line,
+			flags: ["--convert-to-llm", "blockImages,strictImages"],
+		});
+		expect(stderr).not.toContain("conflicts");
+		expect(bodies).toHaveLength(1);
+		// The switches work: the first copy converts.
+		expect(has(referenceOf(line)[0], "image_url"), "images without the extension").toBe(true);
+		expect(has(bodies[0], "image_url"), "images").toBe(false);
+		const warnings = notices(events, "warning").join("\n");
+		expect(warnings).toContain("convert-to-llm is loaded twice");
+		expect(warnings).toContain(join(copy, "dist"));
+	}, 60_000);
+
+	it("should keep converting after a reload and a new session, where pi loads the extension again", async () => {
+		const png = { type: "image", data: PNG, mimeType: "image/png" };
+		const { bodies, events } = await run(
+			[ROOT, RELOAD_EXTENSION],
+			async (pi) => {
+				const from = pi.events.length;
+				const reload = await pi.request({ type: "prompt", message: "/test-reload" });
+				if (reload.success !== true) throw new Error(`/test-reload failed: ${JSON.stringify(reload)}`);
+				await pi.waitFor(
+					(event) => event.type === "extension_ui_request" && event.message === "test-reload: reloaded",
+					20_000,
+					from,
+				);
+				await prompt(pi, "And now?", [png]);
+				const fresh = await pi.request({ type: "new_session" });
+				if (fresh.success !== true) throw new Error(`new_session failed: ${JSON.stringify(fresh)}`);
+				await prompt(pi, "Look at this", [png]);
+			},
+			{ line, flags: ["--convert-to-llm", "blockImages,strictImages"] },
+		);
+		expect(has(bodies[0], "And now?"), "the reloaded session's prompt").toBe(true);
+		expect(has(bodies[0], PNG), "the reloaded session's image").toBe(false);
+		expect(bodies).toHaveLength(2);
+		expect(has(bodies[1], "Look at this"), "the new session's prompt").toBe(true);
+		expect(has(bodies[1], PNG), "the new session's image").toBe(false);
+		expect(notices(events, "warning").join("\n")).not.toContain("loaded twice");
+	}, 60_000);
+
 	it("should withhold the request (fail closed) and say so when strict is on and the conversion reports a problem", async () => {
 		const { bodies, events } = await run(
 			[ROOT],
@@ -291,6 +342,8 @@ describe("the convert-to-llm pi extension's switches, roles and fail-closed requ
 	);
 });
 
+/** The test extension whose `/test-reload` reloads pi's extensions, as `/reload` does. */
+const RELOAD_EXTENSION = join(ROOT, "test/support/pi-cli/reload-extension.mjs");
 /** The test extension that hides every message naming `SECRET`, with a `/test-tree` command. */
 const REDACT_EXTENSION = join(ROOT, "test/support/pi-cli/redact-extension.mjs");
 /** What the redact plugin hides (test/support/pi-cli/redact-extension.mjs's `SECRET`). */

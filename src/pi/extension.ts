@@ -5,6 +5,7 @@
  * other extensions add roles and filters over `pi.events`, and `/llm-context` shows the result.
  */
 import { COMMAND, runCommand } from "./command.js";
+import { claimRuntime } from "./copies.js";
 import { ASYNC_TAP_LIMIT_MS, createHost } from "./host.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
@@ -31,14 +32,21 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  * (`session_before_compact`, `session_before_tree`: pi's compaction and branch summaries go through
  * the same registry when a plugin or switch is active) and a listener for plugin offers on
  * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
- * starts nothing (no timers, files or sockets). The configuration is read at `session_start`.
+ * starts nothing (no timers, files or sockets). The configuration is read at `session_start`. A
+ * later copy of the package in the same pi (see copies.ts) registers nothing but a warning.
  *
  * @example
  * pi -e npm:convert-to-llm --convert-to-llm escapeSummaries,safeFences
  */
 export default function convertToLlmExtension(pi: PiExtensionApi): void {
-	const host = createHost(pi, DEFAULT_HARDENING);
 	const reporter = createReporter();
+	// A second copy of this package in the same pi registers nothing: pi refuses two owners of a flag.
+	const second = claimRuntime(pi);
+	if (second !== undefined) {
+		pi.on("session_start", (_event: unknown, ctx: PiContext) => reporter.warn(ctx, [second]));
+		return;
+	}
+	const host = createHost(pi, DEFAULT_HARDENING);
 	// Problems with offers arrive without a ctx to show them with: shown at the next chance.
 	const pending: string[] = [];
 	const flush = (ctx: PiContext): void => {
