@@ -10,7 +10,7 @@ import { blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js"
 import { ConversionError, ErrorCode, InvalidPluginError, type Plugin, UnknownRoleError } from "../src/index.js";
 import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
-import { showPanel } from "../src/pi/panel.js";
+import { showPanel, titleLine } from "../src/pi/panel.js";
 import type { PiContext, PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
 import { problemText } from "../src/pi/problem-text.js";
 import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
@@ -242,7 +242,11 @@ describe("usePlugins", () => {
 
 describe("showPanel", () => {
 	/** Drives the component the way pi's TUI does: render at a width, then keys, until `done`. */
-	async function drive(lines: string[], keys: string[], width = 40): Promise<{ frames: string[][]; closed: boolean }> {
+	async function drive(
+		lines: string[],
+		keys: string[],
+		{ width = 40, rows }: { width?: number; rows?: unknown } = {},
+	): Promise<{ frames: string[][]; closed: boolean }> {
 		const frames: string[][] = [];
 		let closed = false;
 		const ctx = {
@@ -253,7 +257,7 @@ describe("showPanel", () => {
 					factory: (...args: unknown[]) => { render(w: number): string[]; handleInput(k: string): void },
 				) => {
 					let rendered = 0;
-					const tui = { requestRender: () => rendered++ };
+					const tui = { requestRender: () => rendered++, terminal: rows === undefined ? undefined : { rows } };
 					const component = factory(tui, {}, {}, () => {
 						closed = true;
 					});
@@ -272,14 +276,74 @@ describe("showPanel", () => {
 
 	it("should show a page of lines no wider than the terminal, scroll on ↓ and space, and close on q", async () => {
 		const lines = Array.from({ length: 70 }, (_, i) => `line ${i} ${"x".repeat(i)}`);
-		const { frames, closed } = await drive(lines, ["\x1b[B", " ", "q"]);
+		const { frames, closed } = await drive(lines, ["\x1b[B", " ", "q"], { rows: 24 });
 		expect(frames[0]?.[1]).toBe("line 0 ");
 		expect(frames[1]?.[1]).toBe("line 1 x");
-		expect(frames[2]?.[1]).toBe(lines[31]);
-		expect(frames[2]?.[10]).toBe(`line 40 ${"x".repeat(31)}…`);
+		// A 24-row terminal: pi keeps 4 rows, the title takes one, 19 lines are shown; space moves a page.
+		expect(frames[2]?.[1]).toBe(lines[20]);
+		expect(frames[2]?.[18]).toBe(`line 37 ${"x".repeat(31)}…`);
 		for (const frame of frames) for (const line of frame) expect(line.length).toBeLessThanOrEqual(40);
-		expect(frames[0]).toHaveLength(31);
+		expect(frames[0]).toHaveLength(20);
 		expect(closed).toBe(true);
+	});
+
+	it.each([
+		[24, 19],
+		[30, 25],
+		[60, 55],
+		[200, 195],
+		[6, 3],
+		[1, 3],
+	])("should fit a %i-row terminal with pi's footer: %i lines under the title", async (rows, page) => {
+		const lines = Array.from({ length: 500 }, (_, i) => `line ${i}`);
+		const { frames } = await drive(lines, ["\x1b[6~", "\x1b[5~", "j"], { rows, width: 80 });
+		expect(frames.map((frame) => frame.length)).toEqual([page + 1, page + 1, page + 1, page + 1]);
+		expect(frames.map((frame) => frame[1])).toEqual(["line 0", `line ${page}`, "line 0", "line 1"]);
+		expect(frames[0]?.[0]).toBe(`title · lines 1–${page} of 500 · ↑↓ space b to scroll, q to close`);
+	});
+
+	it("should follow the terminal's height from one render to the next, and reach the last line", async () => {
+		const lines = Array.from({ length: 41 }, (_, i) => `line ${i}`);
+		const frames: string[][] = [];
+		const terminal = { rows: 24 };
+		const ctx = {
+			hasUI: true,
+			ui: {
+				notify() {},
+				custom: async (
+					factory: (...args: unknown[]) => { render(w: number): string[]; handleInput(k: string): void },
+				) => {
+					const component = factory({ requestRender() {}, terminal }, {}, {}, () => {});
+					component.render(80);
+					for (const key of [" ", " ", " "]) component.handleInput(key);
+					frames.push(component.render(80));
+					terminal.rows = 60;
+					frames.push(component.render(80));
+				},
+			},
+		} as unknown as PiContext;
+		expect(await showPanel(ctx, "title", () => lines, await loadTuiColumns())).toBe(true);
+		expect(frames[0]?.at(-1)).toBe("line 40");
+		expect(frames[0]?.[0]).toContain("lines 23–41 of 41");
+		expect(frames[1]).toHaveLength(42);
+		expect(frames[1]?.[0]).toContain("lines 1–41 of 41");
+	});
+
+	it.each([
+		[100, "convert-to-llm · /llm-context · lines 1–19 of 300 · ↑↓ space b to scroll, q to close"],
+		[80, "convert-to-llm · /llm-context · lines 1–19 of 300 · ↑↓ space b, q to close"],
+		[60, "lines 1–19 of 300 · ↑↓ space b to scroll, q to close"],
+		[45, "lines 1–19 of 300 · ↑↓ space b, q to close"],
+		[40, "1–19/300 · ↑↓ space b, q to close"],
+		[30, "1–19/300 · q to close"],
+		[20, "q to close"],
+		[8, "q to cl…"],
+	])("should keep the key to close in the title at %i columns", async (width, title) => {
+		const columns = await loadTuiColumns();
+		expect(titleLine("convert-to-llm · /llm-context", 1, 19, 300, width, columns)).toBe(title);
+		const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`);
+		const { frames } = await drive(lines, [], { rows: 24, width });
+		expect(frames[0]?.[0]).toMatch(/q to cl/);
 	});
 
 	it("should not scroll past either end", async () => {
