@@ -6,7 +6,13 @@
 import { EventEmitter } from "node:events";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
+import {
+	PRUNE_MESSAGES_PLUGIN,
+	REDACT_SECRETS_PLUGIN,
+	TRIM_TO_TOKENS_PLUGIN,
+	trimToTokens,
+} from "../src/filters/index.js";
+import { BLOCK_IMAGES_PLUGIN, blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
 import { ConversionError, ErrorCode, InvalidPluginError, type Plugin, UnknownRoleError } from "../src/index.js";
 import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
@@ -18,7 +24,7 @@ import { createReporter } from "../src/pi/report.js";
 import { convertRequest, requestHandler, WITHHELD_TEXT } from "../src/pi/request.js";
 import { DEFAULT_HARDENING, type PiHardening, piBlocksImages, readHardening } from "../src/pi/settings.js";
 import { loadTuiColumns } from "../src/pi/tui-columns.js";
-import { convertToLlm } from "../src/preset.js";
+import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
 function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
@@ -731,6 +737,55 @@ describe("problemText", () => {
 		const text = problemText(error);
 		expect(text).toContain(expected);
 		expect(text).not.toMatch(/fix or remove|new registry|registry\.register/);
+	});
+
+	it("should show the over-budget problem of the maxTokens switch with its own reason and the switch, not as a plugin crash", async () => {
+		const registry = createDefaultRegistry().use(trimToTokens({ maxTokens: 5 }));
+		const system = { role: "system", content: "x".repeat(400), timestamp: 0 } as unknown as AgentMessage;
+		const user = { role: "user", content: "hello there", timestamp: 1 } as AgentMessage;
+		const { problems } = await registry.runAsync([system, user]);
+		const [problem] = problems;
+		expect(problem?.plugin).toBe(TRIM_TO_TOKENS_PLUGIN);
+		const text = problemText(problem as ConversionError);
+		expect(text).toContain("nothing but the system messages fits the budget of 5 tokens");
+		expect(text).toContain("raise maxTokens");
+		expect(text).toContain(
+			'the maxTokens switch (--convert-to-llm maxTokens=<n>, or "maxTokens" under "convertToLlm" in settings.json)',
+		);
+		expect(text).not.toMatch(/failed|pi's own conversion was used|Report it to the extension/);
+		expect(problemText(problem as ConversionError, true)).toContain("strict is on, so the request is withheld");
+	});
+
+	it.each([
+		[
+			REDACT_SECRETS_PLUGIN,
+			"redactSecrets: output message 2 could not be read: boom. It was dropped.",
+			"the redactSecrets switch (--convert-to-llm redactSecrets",
+		],
+		[
+			PRUNE_MESSAGES_PLUGIN,
+			"pruneMessages: output message 1 could not be read: boom. It was dropped.",
+			'the prune switch ("prune" under "convertToLlm"',
+		],
+		[
+			BLOCK_IMAGES_PLUGIN,
+			"blockImages: message 1 could not be read: boom.",
+			"the blockImages and strictImages switches",
+		],
+	])(
+		"should show a problem of the switch plugin %s with its own message and its switch",
+		(plugin, message, switchText) => {
+			const text = problemText(new ConversionError(message, { plugin, cause: new Error("boom") }));
+			expect(text.startsWith(message)).toBe(true);
+			expect(text).toContain(`It is set with ${switchText}`);
+			expect(text).not.toContain("Report it to the extension");
+		},
+	);
+
+	it("should still send an offered plugin's failure to the extension that offered it", () => {
+		const text = problemText(new ConversionError("Converter failed.", { plugin: "other-ext:ticket", index: 3 }));
+		expect(text).toContain('plugin "other-ext:ticket" failed on message 3');
+		expect(text).toContain("Report it to the extension that offered the plugin");
 	});
 
 	it("should keep the registry's message for a kind it does not know", () => {
