@@ -478,6 +478,107 @@ describe("runCommand --json", () => {
 	});
 });
 
+describe("createReporter", () => {
+	const problems = Array.from({ length: 9 }, (_, i) => `problem ${i}`);
+
+	it("should show five problems and say how many more, keep the rest for /llm-context, and show none twice", () => {
+		const { ctx, shown } = recordingCtx();
+		const reporter = createReporter();
+		reporter.warn(ctx, problems);
+		reporter.warn(ctx, problems);
+		expect(shown).toHaveLength(1);
+		expect(shown[0]?.text.split("\n")).toEqual([
+			...problems.slice(0, 5).map((problem) => `convert-to-llm: ${problem}`),
+			"convert-to-llm: … and 4 more (see /llm-context)",
+		]);
+		expect(reporter.notes()).toEqual(problems.slice(5));
+	});
+
+	it("should keep every configuration problem, the latest ones only, first among the notes", () => {
+		const { ctx, shown } = recordingCtx();
+		const reporter = createReporter();
+		reporter.warn(ctx, ["a", "b", "c", "d", "e", "f"]);
+		reporter.configuration(ctx, problems);
+		expect(shown).toHaveLength(2);
+		expect(reporter.notes()).toEqual([...problems, "f"]);
+		reporter.configuration(ctx, ["problem 1"]);
+		expect(reporter.notes()).toEqual(["problem 1", "f", ...problems.slice(5)]);
+		expect(shown).toHaveLength(2);
+	});
+});
+
+describe("runCommand's configuration problems", () => {
+	/** The settings and flag of nine problems; the sixth turns redaction off and is past a notice's five. */
+	const pi1 = piReading("lint=x,bogus,maxTokens=-5, strict", {
+		convertToLlm: {
+			lint: "on",
+			maxTokens: "100",
+			prune: { reasoning: "some" },
+			foo: 1,
+			strict: "yes",
+			redactSecrets: "true",
+		},
+	});
+	const history = [{ role: "user", content: "hi", timestamp: 1 }];
+	function rpcCtx() {
+		const shown: { text: string; level: string | undefined }[] = [];
+		const ctx = {
+			hasUI: true,
+			mode: "rpc",
+			cwd: "/",
+			ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
+			sessionManager: { getSessionFile: () => undefined, buildSessionContext: () => ({ messages: history }) },
+			abort() {},
+		} as unknown as PiContext;
+		return { ctx, shown };
+	}
+
+	it.each([
+		[
+			"warn",
+			(reporter: ReturnType<typeof createReporter>, ctx: PiContext, problems: string[]) =>
+				reporter.warn(ctx, problems),
+		],
+		[
+			"configuration",
+			(reporter: ReturnType<typeof createReporter>, ctx: PiContext, problems: string[]) =>
+				reporter.configuration(ctx, problems),
+		],
+	])("should list in the text view every problem the notice left out, told with %s", async (_how, tell) => {
+		const { hardening, problems } = readHardening(pi1);
+		expect(problems).toHaveLength(9);
+		expect(problems[5]).toContain('"convertToLlm.redactSecrets" must be true or false');
+		const { ctx, shown } = rpcCtx();
+		const reporter = createReporter();
+		tell(reporter, ctx, problems);
+		await runCommand(createHost(pi1, hardening), reporter, "", ctx);
+		const view = shown.find((item) => item.level === "info")?.text ?? "";
+		const unfolded = view.split("\n     ").join(" ");
+		expect(unfolded).toContain("── Configuration problems and warnings not shown in full");
+		for (const problem of problems.slice(5)) expect(unfolded).toContain(problem);
+		if (_how === "configuration") for (const problem of problems) expect(unfolded).toContain(problem);
+		for (const line of view.split("\n").filter((row) => row.startsWith("   - ") || row.startsWith("     ")))
+			expect(line.length).toBeLessThanOrEqual(120);
+	});
+
+	it("should follow --json's Message[] with every problem as one warning, and list none where there are none", async () => {
+		const { hardening, problems } = readHardening(pi1);
+		const { ctx, shown } = rpcCtx();
+		const reporter = createReporter();
+		reporter.configuration(ctx, problems);
+		shown.length = 0;
+		await runCommand(createHost(pi1, hardening), reporter, "--json", ctx);
+		expect(shown.map((item) => item.level)).toEqual(["info", "warning"]);
+		expect(JSON.parse(shown[0]?.text ?? "")).toEqual(convertToLlm(history as AgentMessage[]));
+		expect(shown[1]?.text.split("\n")).toEqual(problems.map((problem) => `convert-to-llm: ${problem}`));
+
+		const clean = rpcCtx();
+		await runCommand(createHost(piReading(undefined), DEFAULT_HARDENING), createReporter(), "", clean.ctx);
+		expect(clean.shown).toHaveLength(1);
+		expect(clean.shown[0]?.text).not.toContain("Configuration problems");
+	});
+});
+
 describe("piBlocksImages", () => {
 	it.each([
 		[true, true],
