@@ -338,7 +338,7 @@ describe("showPanel", () => {
 	it.each([
 		[100, "convert-to-llm · /llm-context · lines 1–19 of 300 · ↑↓ space b to scroll, q to close"],
 		[80, "convert-to-llm · /llm-context · lines 1–19 of 300 · ↑↓ space b, q to close"],
-		[60, "lines 1–19 of 300 · ↑↓ space b to scroll, q to close"],
+		[60, "convert-to-llm · /llm-context · 1–19/300 · q to close"],
 		[45, "lines 1–19 of 300 · ↑↓ space b, q to close"],
 		[40, "1–19/300 · ↑↓ space b, q to close"],
 		[30, "1–19/300 · q to close"],

@@ -44,7 +44,7 @@ export function pageLines(rows: unknown): number {
 
 /**
  * The title row: the title, where the page is and the keys, shortened until it fits `width` so that
- * "q to close" stays on screen (the title goes first, then the long forms); cut only where not even
+ * "q to close" stays on screen (the long forms go first, then the title); cut only where not even
  * "q to close" fits.
  */
 export function titleLine(
@@ -63,7 +63,7 @@ export function titleLine(
 	const candidates = [
 		`${title} · ${long} · ${keys}`,
 		`${title} · ${long} · ${fewer}`,
-		`${long} · ${keys}`,
+		`${title} · ${short} · ${close}`,
 		`${long} · ${fewer}`,
 		`${short} · ${fewer}`,
 		`${short} · ${close}`,
