@@ -7,10 +7,11 @@
  * and wait is bounded in time.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReportData } from "../src/report/report-data.js";
 import { type FakeProvider, startFakeProvider } from "./support/pi-cli/fake-provider.js";
 import {
 	type PiLine,
@@ -33,6 +34,7 @@ import {
 	script,
 	withPi,
 } from "./support/pi-cli/scenario.js";
+import { dataText } from "./support/report-page.js";
 
 const TICKET_EXTENSION = join(ROOT, "examples/pi-ticket-role");
 const TICKET_PLUGIN = join(ROOT, "examples/plugins/ticket-role.mjs");
@@ -564,4 +566,72 @@ describe("the convert-to-llm pi package", () => {
 		},
 		90_000,
 	);
+});
+
+describe("the convert-to-llm pi extension's configuration problems in pi 1.6.0 (RPC mode)", () => {
+	/** Nine problems: six in settings.json, three in the flag (redactSecrets, the sixth, is one a notice of five leaves out). */
+	const settings = {
+		convertToLlm: {
+			lint: "on",
+			maxTokens: "100",
+			prune: { reasoning: "some" },
+			foo: 1,
+			strict: "yes",
+			redactSecrets: "true",
+		},
+	};
+	const flags = ["--convert-to-llm", "lint=x,bogus,maxTokens=-5, strict"];
+	const HIDDEN = [
+		'settings "convertToLlm.redactSecrets" must be true or false; it stays off.',
+		'--convert-to-llm: "lint=x" is not understood',
+		'--convert-to-llm: unknown switch "bogus"',
+		'--convert-to-llm: "maxTokens=-5" is not understood',
+	];
+	/** The view's text with its folded lines joined again. */
+	const unfolded = (text: string): string => text.split("\n     ").join(" ");
+
+	it("should list every configuration problem in /llm-context, the text view and --json's warnings, where the notice cut them to five and sent the user there", async () => {
+		const { result, events } = await run(
+			[ROOT],
+			async (pi, session) => ({
+				text: await llmContext(pi),
+				json: await llmContext(pi, "--json"),
+				html: await llmContext(pi, "--html"),
+				report: session.replace(/\.jsonl$/, ".llm-context.html"),
+			}),
+			{ settings, flags },
+		);
+		const warnings = notices(events, "warning");
+		const notice = warnings.find((text) => text.includes("… and 4 more (see /llm-context)"));
+		expect(notice, warnings.join("\n---\n")).toBeDefined();
+		for (const hidden of HIDDEN) expect(notice).not.toContain(hidden);
+		const view = unfolded(result.text);
+		expect(view).toContain("── Configuration problems and warnings not shown in full");
+		for (const hidden of HIDDEN) expect(view).toContain(hidden);
+		// --json's output stays the Message[]; the problems follow it as one warning.
+		expect(() => JSON.parse(result.json)).not.toThrow();
+		const listed = warnings.find((text) => text.includes(HIDDEN[0] as string) && text !== notice);
+		expect(listed, warnings.join("\n---\n")).toBeDefined();
+		for (const hidden of HIDDEN) expect(listed).toContain(hidden);
+		// --html: the report's facts hold them too.
+		expect(result.html).toContain(`wrote the HTML report to ${result.report}`);
+		const facts = (JSON.parse(dataText(readFileSync(result.report, "utf8"))) as ReportData).facts.join("\n");
+		for (const hidden of HIDDEN) expect(facts).toContain(`warning: ${hidden}`);
+	}, 60_000);
+});
+
+describe.each(LINES)("the convert-to-llm pi extension's own switch problems in pi %s (RPC mode)", (line) => {
+	it("should show maxTokens' over-budget problem with its reason and the switch to change, not as a plugin crash", async () => {
+		const { bodies, events } = await run([ROOT], (pi) => prompt(pi, "And now?"), {
+			line,
+			flags: ["--convert-to-llm", "maxTokens=1"],
+		});
+		expect(bodies).toHaveLength(1);
+		const warnings = notices(events, "warning").join("\n");
+		expect(warnings).toContain("trimToTokens: nothing but the system messages fits the budget of 1 tokens");
+		expect(warnings).toContain("raise maxTokens");
+		expect(warnings).toContain("It is set with the maxTokens switch (--convert-to-llm maxTokens=<n>");
+		expect(warnings).not.toMatch(/failed on a message|pi's own conversion was used|Report it to the extension/);
+		expect(notices(events, "error")).toEqual([]);
+	}, 60_000);
 });

@@ -9,11 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
+import {
+	PRUNE_MESSAGES_PLUGIN,
+	REDACT_SECRETS_PLUGIN,
+	TRIM_TO_TOKENS_PLUGIN,
+	trimToTokens,
+} from "../src/filters/index.js";
+import { BLOCK_IMAGES_PLUGIN, blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
 import { ConversionError, ErrorCode, InvalidPluginError, type Plugin, UnknownRoleError } from "../src/index.js";
 import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
-import { showPanel } from "../src/pi/panel.js";
+import { showPanel, titleLine } from "../src/pi/panel.js";
 import type { PiContext, PiEventBus, PiExtensionApi } from "../src/pi/pi-api.js";
 import { problemText } from "../src/pi/problem-text.js";
 import { READY_CHANNEL, USE_CHANNEL, usePlugins } from "../src/pi/protocol.js";
@@ -21,7 +27,7 @@ import { createReporter } from "../src/pi/report.js";
 import { convertRequest, requestHandler, WITHHELD_TEXT } from "../src/pi/request.js";
 import { DEFAULT_HARDENING, type PiHardening, piBlocksImages, readHardening } from "../src/pi/settings.js";
 import { loadTuiColumns } from "../src/pi/tui-columns.js";
-import { convertToLlm } from "../src/preset.js";
+import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
 import { createUpstreamBlockImages } from "./support/upstream-session.mjs";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
@@ -246,7 +252,11 @@ describe("usePlugins", () => {
 
 describe("showPanel", () => {
 	/** Drives the component the way pi's TUI does: render at a width, then keys, until `done`. */
-	async function drive(lines: string[], keys: string[], width = 40): Promise<{ frames: string[][]; closed: boolean }> {
+	async function drive(
+		lines: string[],
+		keys: string[],
+		{ width = 40, rows }: { width?: number; rows?: unknown } = {},
+	): Promise<{ frames: string[][]; closed: boolean }> {
 		const frames: string[][] = [];
 		let closed = false;
 		const ctx = {
@@ -257,7 +267,7 @@ describe("showPanel", () => {
 					factory: (...args: unknown[]) => { render(w: number): string[]; handleInput(k: string): void },
 				) => {
 					let rendered = 0;
-					const tui = { requestRender: () => rendered++ };
+					const tui = { requestRender: () => rendered++, terminal: rows === undefined ? undefined : { rows } };
 					const component = factory(tui, {}, {}, () => {
 						closed = true;
 					});
@@ -276,14 +286,74 @@ describe("showPanel", () => {
 
 	it("should show a page of lines no wider than the terminal, scroll on ↓ and space, and close on q", async () => {
 		const lines = Array.from({ length: 70 }, (_, i) => `line ${i} ${"x".repeat(i)}`);
-		const { frames, closed } = await drive(lines, ["\x1b[B", " ", "q"]);
+		const { frames, closed } = await drive(lines, ["\x1b[B", " ", "q"], { rows: 24 });
 		expect(frames[0]?.[1]).toBe("line 0 ");
 		expect(frames[1]?.[1]).toBe("line 1 x");
-		expect(frames[2]?.[1]).toBe(lines[31]);
-		expect(frames[2]?.[10]).toBe(`line 40 ${"x".repeat(31)}…`);
+		// A 24-row terminal: pi keeps 4 rows, the title takes one, 19 lines are shown; space moves a page.
+		expect(frames[2]?.[1]).toBe(lines[20]);
+		expect(frames[2]?.[18]).toBe(`line 37 ${"x".repeat(31)}…`);
 		for (const frame of frames) for (const line of frame) expect(line.length).toBeLessThanOrEqual(40);
-		expect(frames[0]).toHaveLength(31);
+		expect(frames[0]).toHaveLength(20);
 		expect(closed).toBe(true);
+	});
+
+	it.each([
+		[24, 19],
+		[30, 25],
+		[60, 55],
+		[200, 195],
+		[6, 3],
+		[1, 3],
+	])("should fit a %i-row terminal with pi's footer: %i lines under the title", async (rows, page) => {
+		const lines = Array.from({ length: 500 }, (_, i) => `line ${i}`);
+		const { frames } = await drive(lines, ["\x1b[6~", "\x1b[5~", "j"], { rows, width: 80 });
+		expect(frames.map((frame) => frame.length)).toEqual([page + 1, page + 1, page + 1, page + 1]);
+		expect(frames.map((frame) => frame[1])).toEqual(["line 0", `line ${page}`, "line 0", "line 1"]);
+		expect(frames[0]?.[0]).toBe(`title · lines 1–${page} of 500 · ↑↓ space b to scroll, q to close`);
+	});
+
+	it("should follow the terminal's height from one render to the next, and reach the last line", async () => {
+		const lines = Array.from({ length: 41 }, (_, i) => `line ${i}`);
+		const frames: string[][] = [];
+		const terminal = { rows: 24 };
+		const ctx = {
+			hasUI: true,
+			ui: {
+				notify() {},
+				custom: async (
+					factory: (...args: unknown[]) => { render(w: number): string[]; handleInput(k: string): void },
+				) => {
+					const component = factory({ requestRender() {}, terminal }, {}, {}, () => {});
+					component.render(80);
+					for (const key of [" ", " ", " "]) component.handleInput(key);
+					frames.push(component.render(80));
+					terminal.rows = 60;
+					frames.push(component.render(80));
+				},
+			},
+		} as unknown as PiContext;
+		expect(await showPanel(ctx, "title", () => lines, await loadTuiColumns())).toBe(true);
+		expect(frames[0]?.at(-1)).toBe("line 40");
+		expect(frames[0]?.[0]).toContain("lines 23–41 of 41");
+		expect(frames[1]).toHaveLength(42);
+		expect(frames[1]?.[0]).toContain("lines 1–41 of 41");
+	});
+
+	it.each([
+		[100, "convert-to-llm · /llm-context · lines 1–19 of 300 · ↑↓ space b to scroll, q to close"],
+		[80, "convert-to-llm · /llm-context · lines 1–19 of 300 · ↑↓ space b, q to close"],
+		[60, "convert-to-llm · /llm-context · 1–19/300 · q to close"],
+		[45, "lines 1–19 of 300 · ↑↓ space b, q to close"],
+		[40, "1–19/300 · ↑↓ space b, q to close"],
+		[30, "1–19/300 · q to close"],
+		[20, "q to close"],
+		[8, "q to cl…"],
+	])("should keep the key to close in the title at %i columns", async (width, title) => {
+		const columns = await loadTuiColumns();
+		expect(titleLine("convert-to-llm · /llm-context", 1, 19, 300, width, columns)).toBe(title);
+		const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`);
+		const { frames } = await drive(lines, [], { rows: 24, width });
+		expect(frames[0]?.[0]).toMatch(/q to cl/);
 	});
 
 	it("should not scroll past either end", async () => {
@@ -409,6 +479,107 @@ describe("runCommand --json", () => {
 
 	it("should give an RPC client the JSON byte for byte", async () => {
 		expect(await jsonShown("rpc")).toBe(JSON.stringify(convertToLlm(history as AgentMessage[]), null, 2));
+	});
+});
+
+describe("createReporter", () => {
+	const problems = Array.from({ length: 9 }, (_, i) => `problem ${i}`);
+
+	it("should show five problems and say how many more, keep the rest for /llm-context, and show none twice", () => {
+		const { ctx, shown } = recordingCtx();
+		const reporter = createReporter();
+		reporter.warn(ctx, problems);
+		reporter.warn(ctx, problems);
+		expect(shown).toHaveLength(1);
+		expect(shown[0]?.text.split("\n")).toEqual([
+			...problems.slice(0, 5).map((problem) => `convert-to-llm: ${problem}`),
+			"convert-to-llm: … and 4 more (see /llm-context)",
+		]);
+		expect(reporter.notes()).toEqual(problems.slice(5));
+	});
+
+	it("should keep every configuration problem, the latest ones only, first among the notes", () => {
+		const { ctx, shown } = recordingCtx();
+		const reporter = createReporter();
+		reporter.warn(ctx, ["a", "b", "c", "d", "e", "f"]);
+		reporter.configuration(ctx, problems);
+		expect(shown).toHaveLength(2);
+		expect(reporter.notes()).toEqual([...problems, "f"]);
+		reporter.configuration(ctx, ["problem 1"]);
+		expect(reporter.notes()).toEqual(["problem 1", "f", ...problems.slice(5)]);
+		expect(shown).toHaveLength(2);
+	});
+});
+
+describe("runCommand's configuration problems", () => {
+	/** The settings and flag of nine problems; the sixth turns redaction off and is past a notice's five. */
+	const pi1 = piReading("lint=x,bogus,maxTokens=-5, strict", {
+		convertToLlm: {
+			lint: "on",
+			maxTokens: "100",
+			prune: { reasoning: "some" },
+			foo: 1,
+			strict: "yes",
+			redactSecrets: "true",
+		},
+	});
+	const history = [{ role: "user", content: "hi", timestamp: 1 }];
+	function rpcCtx() {
+		const shown: { text: string; level: string | undefined }[] = [];
+		const ctx = {
+			hasUI: true,
+			mode: "rpc",
+			cwd: "/",
+			ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
+			sessionManager: { getSessionFile: () => undefined, buildSessionContext: () => ({ messages: history }) },
+			abort() {},
+		} as unknown as PiContext;
+		return { ctx, shown };
+	}
+
+	it.each([
+		[
+			"warn",
+			(reporter: ReturnType<typeof createReporter>, ctx: PiContext, problems: string[]) =>
+				reporter.warn(ctx, problems),
+		],
+		[
+			"configuration",
+			(reporter: ReturnType<typeof createReporter>, ctx: PiContext, problems: string[]) =>
+				reporter.configuration(ctx, problems),
+		],
+	])("should list in the text view every problem the notice left out, told with %s", async (_how, tell) => {
+		const { hardening, problems } = readHardening(pi1);
+		expect(problems).toHaveLength(9);
+		expect(problems[5]).toContain('"convertToLlm.redactSecrets" must be true or false');
+		const { ctx, shown } = rpcCtx();
+		const reporter = createReporter();
+		tell(reporter, ctx, problems);
+		await runCommand(createHost(pi1, hardening), reporter, "", ctx);
+		const view = shown.find((item) => item.level === "info")?.text ?? "";
+		const unfolded = view.split("\n     ").join(" ");
+		expect(unfolded).toContain("── Configuration problems and warnings not shown in full");
+		for (const problem of problems.slice(5)) expect(unfolded).toContain(problem);
+		if (_how === "configuration") for (const problem of problems) expect(unfolded).toContain(problem);
+		for (const line of view.split("\n").filter((row) => row.startsWith("   - ") || row.startsWith("     ")))
+			expect(line.length).toBeLessThanOrEqual(120);
+	});
+
+	it("should follow --json's Message[] with every problem as one warning, and list none where there are none", async () => {
+		const { hardening, problems } = readHardening(pi1);
+		const { ctx, shown } = rpcCtx();
+		const reporter = createReporter();
+		reporter.configuration(ctx, problems);
+		shown.length = 0;
+		await runCommand(createHost(pi1, hardening), reporter, "--json", ctx);
+		expect(shown.map((item) => item.level)).toEqual(["info", "warning"]);
+		expect(JSON.parse(shown[0]?.text ?? "")).toEqual(convertToLlm(history as AgentMessage[]));
+		expect(shown[1]?.text.split("\n")).toEqual(problems.map((problem) => `convert-to-llm: ${problem}`));
+
+		const clean = rpcCtx();
+		await runCommand(createHost(piReading(undefined), DEFAULT_HARDENING), createReporter(), "", clean.ctx);
+		expect(clean.shown).toHaveLength(1);
+		expect(clean.shown[0]?.text).not.toContain("Configuration problems");
 	});
 });
 
@@ -751,6 +922,55 @@ describe("problemText", () => {
 		const text = problemText(error);
 		expect(text).toContain(expected);
 		expect(text).not.toMatch(/fix or remove|new registry|registry\.register/);
+	});
+
+	it("should show the over-budget problem of the maxTokens switch with its own reason and the switch, not as a plugin crash", async () => {
+		const registry = createDefaultRegistry().use(trimToTokens({ maxTokens: 5 }));
+		const system = { role: "system", content: "x".repeat(400), timestamp: 0 } as unknown as AgentMessage;
+		const user = { role: "user", content: "hello there", timestamp: 1 } as AgentMessage;
+		const { problems } = await registry.runAsync([system, user]);
+		const [problem] = problems;
+		expect(problem?.plugin).toBe(TRIM_TO_TOKENS_PLUGIN);
+		const text = problemText(problem as ConversionError);
+		expect(text).toContain("nothing but the system messages fits the budget of 5 tokens");
+		expect(text).toContain("raise maxTokens");
+		expect(text).toContain(
+			'the maxTokens switch (--convert-to-llm maxTokens=<n>, or "maxTokens" under "convertToLlm" in settings.json)',
+		);
+		expect(text).not.toMatch(/failed|pi's own conversion was used|Report it to the extension/);
+		expect(problemText(problem as ConversionError, true)).toContain("strict is on, so the request is withheld");
+	});
+
+	it.each([
+		[
+			REDACT_SECRETS_PLUGIN,
+			"redactSecrets: output message 2 could not be read: boom. It was dropped.",
+			"the redactSecrets switch (--convert-to-llm redactSecrets",
+		],
+		[
+			PRUNE_MESSAGES_PLUGIN,
+			"pruneMessages: output message 1 could not be read: boom. It was dropped.",
+			'the prune switch ("prune" under "convertToLlm"',
+		],
+		[
+			BLOCK_IMAGES_PLUGIN,
+			"blockImages: message 1 could not be read: boom.",
+			"the blockImages and strictImages switches",
+		],
+	])(
+		"should show a problem of the switch plugin %s with its own message and its switch",
+		(plugin, message, switchText) => {
+			const text = problemText(new ConversionError(message, { plugin, cause: new Error("boom") }));
+			expect(text.startsWith(message)).toBe(true);
+			expect(text).toContain(`It is set with ${switchText}`);
+			expect(text).not.toContain("Report it to the extension");
+		},
+	);
+
+	it("should still send an offered plugin's failure to the extension that offered it", () => {
+		const text = problemText(new ConversionError("Converter failed.", { plugin: "other-ext:ticket", index: 3 }));
+		expect(text).toContain('plugin "other-ext:ticket" failed on message 3');
+		expect(text).toContain("Report it to the extension that offered the plugin");
 	});
 
 	it("should keep the registry's message for a kind it does not know", () => {

@@ -48,6 +48,51 @@ let base: string | undefined;
 /** The pis started, stopped by their test and again (if still running) in afterAll. */
 const started: TuiPi[] = [];
 
+/** A session file of `pairs` short questions and answers: a view far taller than one page. */
+function writeLongSession(file: string, cwd: string, pairs: number): void {
+	const at = "2025-01-31T09:00:00.000Z";
+	const entries: object[] = [
+		{ type: "session", version: 3, id: "0194b6a2-7c1e-7d3a-9f10-2b8c4e5a6d98", timestamp: at, cwd },
+	];
+	let parentId: string | null = null;
+	for (let i = 0; i < pairs; i++) {
+		const user = `u${String(i).padStart(7, "0")}`;
+		const reply = `a${String(i).padStart(7, "0")}`;
+		entries.push({
+			type: "message",
+			id: user,
+			parentId,
+			timestamp: at,
+			message: { role: "user", content: `question ${i}`, timestamp: 1738314000000 },
+		});
+		entries.push({
+			type: "message",
+			id: reply,
+			parentId: user,
+			timestamp: at,
+			message: {
+				role: "assistant",
+				content: [{ type: "text", text: `answer ${i}` }],
+				api: "openai-completions",
+				provider: "fake",
+				model: "fake-model",
+				usage: {
+					input: 1,
+					output: 1,
+					cacheRead: 0,
+					cacheWrite: 0,
+					totalTokens: 2,
+					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+				},
+				stopReason: "stop",
+				timestamp: 1738314000000,
+			},
+		});
+		parentId = reply;
+	}
+	writeFileSync(file, `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+}
+
 /** A session file: a Chinese prompt, then an English reply whose long line holds two ✅, then a ZWJ emoji and a combining mark. */
 function writeSession(file: string, cwd: string): void {
 	const at = "2025-01-31T09:00:00.000Z";
@@ -92,7 +137,11 @@ function writeSession(file: string, cwd: string): void {
 }
 
 /** Fresh directories for one line and its session file, with the loopback provider in models.json. */
-function prepareDirs(root: string, provider: FakeProvider): { dirs: PiDirs; session: string } {
+function prepareDirs(
+	root: string,
+	provider: FakeProvider,
+	write: (file: string, cwd: string) => void = writeSession,
+): { dirs: PiDirs; session: string } {
 	const dirs: PiDirs = { home: join(root, "home"), agentDir: join(root, "agent"), cwd: join(root, "cwd") };
 	for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
 	const model = { id: "fake-model", input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
@@ -101,7 +150,7 @@ function prepareDirs(root: string, provider: FakeProvider): { dirs: PiDirs; sess
 	writeFileSync(join(dirs.agentDir, "settings.json"), JSON.stringify({}));
 	const session = join(dirs.agentDir, "sessions", "wide.jsonl");
 	mkdirSync(join(dirs.agentDir, "sessions"), { recursive: true });
-	writeSession(session, dirs.cwd);
+	write(session, dirs.cwd);
 	return { dirs, session };
 }
 
@@ -131,7 +180,13 @@ function running(pid: number): boolean {
 	}
 }
 
-function startTuiPi(line: PiLine, flags: readonly string[], dirs: PiDirs, session: string): TuiPi {
+function startTuiPi(
+	line: PiLine,
+	flags: readonly string[],
+	dirs: PiDirs,
+	session: string,
+	size: { columns: number; rows: number } = { columns: COLUMNS, rows: ROWS },
+): TuiPi {
 	// A tmux server of its own, its socket in the temp directory (removed with it).
 	const socket = join(base as string, `tmux-${started.length}.sock`);
 	const [node, cli] = piCommand(line);
@@ -165,9 +220,9 @@ function startTuiPi(line: PiLine, flags: readonly string[], dirs: PiDirs, sessio
 		"-s",
 		"pi",
 		"-x",
-		String(COLUMNS),
+		String(size.columns),
 		"-y",
-		String(ROWS),
+		String(size.rows),
 		"-c",
 		dirs.cwd,
 		...command,
@@ -209,7 +264,8 @@ function startTuiPi(line: PiLine, flags: readonly string[], dirs: PiDirs, sessio
 
 const shows = (lines: readonly string[], text: string): boolean => lines.some((row) => row.includes(text));
 /** The rows of a capture wider than the pane, by string-width (what a terminal counts). */
-const tooWide = (lines: readonly string[]): string[] => lines.filter((row) => stringWidth(row) > COLUMNS);
+const tooWide = (lines: readonly string[], columns = COLUMNS): string[] =>
+	lines.filter((row) => stringWidth(row) > columns);
 
 beforeAll(async () => {
 	if (TMUX_MISSING) return;
@@ -267,5 +323,82 @@ describe.skipIf(TMUX_MISSING).each(RUNS)(
 				await pi.stop();
 			}
 		}, 45_000);
+	},
+);
+
+/** The long session's pairs: 60 messages, a view of about 130 lines. */
+const PAIRS = 30;
+/** Terminal sizes: the classic 80×24, a narrow one, a tall one. */
+const SIZES: readonly (readonly [columns: number, rows: number])[] = [
+	[80, 24],
+	[30, 40],
+	[120, 60],
+];
+/** The panel's title row as the capture shows it: the first and last line shown and the total, by either form of the title. */
+function titleRange(lines: readonly string[]): { row: number; first: number; last: number; total: number } | undefined {
+	for (let row = 0; row < lines.length; row++) {
+		const text = lines[row] ?? "";
+		if (!text.includes("q to close")) continue;
+		const found = /(\d+)–(\d+)(?: of |\/)(\d+) · /.exec(text);
+		if (found) return { row, first: Number(found[1]), last: Number(found[2]), total: Number(found[3]) };
+	}
+	return undefined;
+}
+
+describe.skipIf(TMUX_MISSING).each(RUNS)(
+	"/llm-context's page in pi %s's %s interactive TUI (tmux)",
+	(line, mode, flags) => {
+		it.each(SIZES)(
+			"should show the title with q to close and a page that fits a %i×%i terminal beside pi's footer, and page down to the view's last line",
+			async (columns, rows) => {
+				const root = join(base as string, `${line}-${mode}-${columns}x${rows}`);
+				const write = (file: string, cwd: string) => writeLongSession(file, cwd, PAIRS);
+				const { dirs, session } = prepareDirs(root, fake as FakeProvider, write);
+				const pi = startTuiPi(line, flags, dirs, session, { columns, rows });
+				try {
+					await pi.waitFor((lines) => shows(lines, "answer 29"), 25_000, "pi's history");
+					pi.literal("/llm-context");
+					await pause(300);
+					pi.keys("Enter");
+					const opened = await pi.waitFor((lines) => titleRange(lines) !== undefined, 15_000, "the panel's title");
+					const first = titleRange(opened);
+					const page = rows - 5;
+					// The title row is on screen, the page is the terminal's rows less pi's four and the title, and all of it is shown.
+					expect(first, opened.join("\n")).toMatchObject({ first: 1, last: page });
+					const total = first?.total ?? 0;
+					expect(total).toBeGreaterThan(2 * PAIRS);
+					const at = first?.row ?? 0;
+					expect(opened[at + 1], opened.join("\n")).toMatch(/^next request/);
+					// The whole page is above pi's two footer rows.
+					expect(at + page, opened.join("\n")).toBeLessThanOrEqual(rows - 3);
+					expect(tooWide(opened, columns)).toEqual([]);
+					// Page down until the title says the last line is shown: it, the title and the footer totals are on screen together.
+					let range = first;
+					for (let presses = 0; presses < 20 && range?.last !== total; presses++) {
+						pi.keys("Space");
+						const before = range?.first;
+						const moved = await pi.waitFor(
+							(lines) => titleRange(lines)?.first !== before,
+							5_000,
+							"the panel scrolled a page",
+						);
+						range = titleRange(moved);
+					}
+					const end = pi.capture();
+					expect(range, end.join("\n")).toMatchObject({ first: total - page + 1, last: total });
+					expect(shows(end, `── ${2 * PAIRS} model messages`), end.join("\n")).toBe(true);
+					const last = end.findIndex((row) => row.includes(`── ${2 * PAIRS} model messages`));
+					expect(end[last + 1], end.join("\n")).toMatch(/^ {3}\d/);
+					expect(tooWide(end, columns)).toEqual([]);
+					expect(pi.alive()).toBe(true);
+					pi.keys("q");
+					await pi.waitFor((lines) => titleRange(lines) === undefined, 10_000, "the panel closed");
+					expect(pi.alive()).toBe(true);
+				} finally {
+					await pi.stop();
+				}
+			},
+			60_000,
+		);
 	},
 );

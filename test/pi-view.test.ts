@@ -8,11 +8,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { terminalColumns } from "../src/cli/terminal-columns.js";
 import { runCommand } from "../src/pi/command.js";
 import { createHost } from "../src/pi/host.js";
 import type { PiContext, PiExtensionApi } from "../src/pi/pi-api.js";
 import { createReporter } from "../src/pi/report.js";
 import { DEFAULT_HARDENING } from "../src/pi/settings.js";
+import { fold } from "../src/pi/view.js";
 import { readSession } from "../src/session/index.js";
 import { cli, root } from "./fixtures/sessions/run-cli.js";
 
@@ -71,5 +73,22 @@ describe("the /llm-context view", () => {
 		const lines = await llmContext(manager);
 		expect(lines.join("\n")).not.toContain("context_edit");
 		expect(lines.some((line) => line.startsWith("── 4 model messages from 4 history messages"))).toBe(true);
+	});
+});
+
+describe("fold", () => {
+	const columns = terminalColumns();
+
+	it("should break a line at spaces into lines of at most the width in columns, keeping every word", () => {
+		const text = "settings 東京タワー must be true or false; it stays off and nothing is redacted";
+		const lines = fold(text, 16, columns);
+		for (const line of lines) expect(columns.width(line)).toBeLessThanOrEqual(16);
+		expect(lines.join(" ")).toBe(text);
+		expect(lines.length).toBeGreaterThan(3);
+	});
+
+	it("should cut a word wider than the width, and keep a line that fits as it is", () => {
+		expect(fold("a 0123456789abcdef b", 8, columns)).toEqual(["a", "0123456…", "b"]);
+		expect(fold("fits", 8, columns)).toEqual(["fits"]);
 	});
 });

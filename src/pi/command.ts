@@ -10,7 +10,7 @@ import { escapeJsonForTerminal } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
 import { showPanel } from "./panel.js";
 import type { PiContext } from "./pi-api.js";
-import type { Reporter } from "./report.js";
+import { type Reporter, showAll } from "./report.js";
 import { sessionHistory } from "./session-history.js";
 import { hardeningText } from "./settings.js";
 import { loadTuiColumns } from "./tui-columns.js";
@@ -28,6 +28,8 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());
+		// Every current configuration problem, however many the notices cut: the notices send the user here.
+		const warnings = [...new Set([...reporter.notes(), ...problems])];
 		const columns = await loadTuiColumns();
 		const lines = (width: number): string[] =>
 			viewLines({
@@ -40,10 +42,11 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				leafId: ctx.sessionManager.getLeafId?.(),
 				plugins: named,
 				hardening,
+				warnings,
 				width,
 			});
 		if (args.trim() === "--html") {
-			const facts = lines(PLAIN_WIDTH).slice(0, 2);
+			const facts = [...lines(PLAIN_WIDTH).slice(0, 2), ...warnings.map((warning) => `warning: ${warning}`)];
 			const where = writeSessionReport({
 				facts,
 				messages,
@@ -57,12 +60,15 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				ctx,
 				`/${COMMAND}: wrote the HTML report to ${where.path} (${(where.bytes / 1024).toFixed(1)} KB); open it in a browser.`,
 			);
-		} else if (json)
+		} else if (json) {
 			write(ctx, forTerminal(ctx) ? escapeJsonForTerminal(viewJson(explanation)) : viewJson(explanation));
-		else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines, columns)))) {
+			// The Message[] alone is the output; the problems follow it as warnings (stderr in print mode).
+			showAll(ctx, warnings, "warning");
+		} else if (!(isTui(ctx) && (await showPanel(ctx, `${EXTENSION_NAME} · /${COMMAND}`, lines, columns)))) {
 			write(ctx, lines(PLAIN_WIDTH).join("\n"));
 		}
-		reporter.warn(ctx, problems);
+		// --json listed them all already.
+		if (!json) reporter.warn(ctx, problems);
 	} catch (error) {
 		reporter.error(ctx, [`/${COMMAND} failed: ${errorText(error)}`]);
 	}

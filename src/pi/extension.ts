@@ -60,7 +60,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
 		const { hardening, problems } = readHardening(pi);
 		host.configure(hardening, ctx.cwd);
-		reporter.warn(ctx, problems);
+		reporter.configuration(ctx, problems);
 		flush(ctx);
 	});
 	// The whole handler is the fail-closed boundary: whatever throws in it withholds the request.

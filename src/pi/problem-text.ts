@@ -4,6 +4,13 @@
  * extension or change a switch. So each problem says what happened to the request and which switch
  * changes it.
  */
+import { PRUNE_MESSAGES_PLUGIN } from "../filters/prune-messages.js";
+import { REDACT_SECRETS_PLUGIN } from "../filters/redact-secrets.js";
+import { TRIM_TO_TOKENS_PLUGIN } from "../filters/trim-to-tokens.js";
+import { BLOCK_IMAGES_PLUGIN } from "../hooks/block-images.js";
+import { ESCAPE_SUMMARIES_PLUGIN } from "../hooks/escape-summaries.js";
+import { LINT_PLUGIN } from "../hooks/lint.js";
+import { SAFE_FENCES_PLUGIN } from "../hooks/safe-fences.js";
 import { type ConvertToLlmError, ErrorCode } from "../index.js";
 import { errorText } from "../values.js";
 import { FLAG, SETTINGS_KEY } from "./settings.js";
@@ -11,6 +18,27 @@ import { FLAG, SETTINGS_KEY } from "./settings.js";
 /** How a user turns a boolean switch on, in the flag and in settings.json. */
 export const switchHint = (name: string): string =>
 	`--${FLAG} ${name}, or "${name}": true under "${SETTINGS_KEY}" in settings.json`;
+
+/** Where a setting lives: `"name" under "convertToLlm" in settings.json`. */
+const setting = (name: string): string => `"${name}" under "${SETTINGS_KEY}" in settings.json`;
+
+/**
+ * The plugins the user's own switches turn on, by name, and the switch that changes each: a problem
+ * one of them reports is the user's to act on (its message says what happened and what to do), not a
+ * plugin crash to report to another extension.
+ */
+const SWITCH_PLUGINS: ReadonlyMap<string, string> = new Map([
+	[TRIM_TO_TOKENS_PLUGIN, `the maxTokens switch (--${FLAG} maxTokens=<n>, or ${setting("maxTokens")})`],
+	[REDACT_SECRETS_PLUGIN, `the redactSecrets switch (${switchHint("redactSecrets")})`],
+	[PRUNE_MESSAGES_PLUGIN, `the prune switch (${setting("prune")})`],
+	[
+		BLOCK_IMAGES_PLUGIN,
+		`the blockImages and strictImages switches (--${FLAG} blockImages or strictImages, or ${setting("blockImages")} or ${setting("strictImages")})`,
+	],
+	[LINT_PLUGIN, `the lint switch (--${FLAG} lint=report|repair|off, or ${setting("lint")})`],
+	[ESCAPE_SUMMARIES_PLUGIN, `the escapeSummaries switch (${switchHint("escapeSummaries")})`],
+	[SAFE_FENCES_PLUGIN, `the safeFences switch (${switchHint("safeFences")})`],
+]);
 
 /** The message a problem is about: `message 3 (role "ticket")`. */
 function where(error: ConvertToLlmError): string {
@@ -41,11 +69,15 @@ export function problemText(error: ConvertToLlmError, strict = false): string {
 				return error.message.startsWith("No converter accepted")
 					? `${where(error)} was left out of the request: the plugins for its role passed it on and none converted it; ${STRICT}.`
 					: `${where(error)} was left out of the request: no extension converts this role (pi leaves roles it does not know out too). An extension that writes these messages can offer convert-to-llm a converter for them; ${STRICT}.`;
-			case ErrorCode.CONVERSION_FAILED:
+			case ErrorCode.CONVERSION_FAILED: {
+				const own = error.plugin === undefined ? undefined : SWITCH_PLUGINS.get(error.plugin);
+				// The plugin's own message says what it did and what to change (raise maxTokens, fix the counter).
+				if (own !== undefined) return `${error.message} It is set with ${own}; ${STRICT}.`;
 				if (error.plugin !== undefined) {
 					return `plugin ${JSON.stringify(error.plugin)} failed on ${where(error)}${causeText(error)}; pi's own conversion was used for it, or it was left out of the request where there is none. Report it to the extension that offered the plugin; ${STRICT}.`;
 				}
 				return `${where(error)} could not be converted${causeText(error)} and was left out of the request; ${STRICT}.`;
+			}
 			case ErrorCode.INVALID_MESSAGE:
 				return `${where(error)} of pi's history is not a message; it was left out of the request; ${STRICT}.`;
 			case ErrorCode.INVALID_PLUGIN:

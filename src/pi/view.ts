@@ -7,7 +7,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Explanation } from "../index.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import type { Columns } from "../view/columns.js";
-import { createStyle, shown } from "../view/style.js";
+import { createStyle, oneLine, shown } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
 
 /** What the view shows besides the conversion. */
@@ -24,6 +24,11 @@ export interface ViewInput {
 	plugins: readonly string[];
 	/** The switches that are on. */
 	hardening: string;
+	/**
+	 * The configuration's current problems (settings.json, the flag, offered plugins) and any problem a
+	 * notice left out: listed under the header, each in full, folded to the width.
+	 */
+	warnings?: readonly string[];
 	width: number;
 	/** How lines are measured and cut: pi-tui's own measure inside pi. */
 	columns: Columns;
@@ -43,6 +48,15 @@ export function viewLines(input: ViewInput): string[] {
 		`converted with pi's default preset${plugins} · hardening: ${input.hardening}`,
 		"",
 	];
+	const warnings = input.warnings ?? [];
+	if (warnings.length > 0) {
+		lines.push(`── Configuration problems and warnings not shown in full (${warnings.length})`);
+		for (const warning of warnings) {
+			const folded = fold(oneLine(warning), Math.max(1, input.width - 5), input.columns);
+			for (let i = 0; i < folded.length; i++) lines.push(`${i === 0 ? "   - " : "     "}${folded[i]}`);
+		}
+		lines.push("");
+	}
 	const body = renderConversion({
 		explanation: input.explanation,
 		messages: input.messages,
@@ -55,4 +69,27 @@ export function viewLines(input: ViewInput): string[] {
 	});
 	for (const line of body) lines.push(line);
 	return lines;
+}
+
+/**
+ * `text` in lines of at most `width` columns, broken at spaces; a word wider than the width is cut
+ * (the panel cuts every line to the terminal in any case). Linear in the text.
+ */
+export function fold(text: string, width: number, columns: Columns): string[] {
+	const out: string[] = [];
+	let line = "";
+	let used = 0;
+	for (const word of text.split(" ")) {
+		const size = columns.width(word);
+		if (line !== "" && used + 1 + size > width) {
+			out.push(line);
+			line = "";
+			used = 0;
+		}
+		const piece = size > width ? columns.truncate(word, width) : word;
+		line = line === "" ? piece : `${line} ${piece}`;
+		used += (used === 0 ? 0 : 1) + columns.width(piece);
+	}
+	out.push(line);
+	return out;
 }
