@@ -222,6 +222,53 @@ describe("redactSecrets", () => {
 		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
 	});
 
+	it("should scan a history of many secrets in pieces of at most 64 Ki characters, and find every one", async () => {
+		const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
+		// Each tool output its own token (a different one each, so none is found only by its repetition).
+		const token = (i: number) => github.value.slice(0, -6) + String(i).padStart(6, "0");
+		const history = Array.from({ length: 3000 }, (_, i) =>
+			user(`GET /api/${i} 200\nAuthorization: token ${token(i)}\n${"x".repeat(40)}`),
+		);
+		const texts: number[] = [];
+		const registry = createDefaultRegistry().use(
+			redactSecrets({
+				loadScanner: async () => {
+					const real = await loadSecretlint();
+					return (text) => {
+						texts.push(text.length);
+						return real(text);
+					};
+				},
+			}),
+		);
+		const sent = JSON.stringify(await registry.convertAsync(history));
+		expect(texts.length).toBeGreaterThan(2);
+		expect(Math.max(...texts)).toBeLessThanOrEqual(64 * 1024);
+		for (let i = 0; i < 3000; i += 1) expect(sent.includes(token(i)), `token ${i}`).toBe(false);
+		expect(sent.split("[REDACTED:github]")).toHaveLength(3001);
+	}, 60_000);
+
+	it("should scan a string longer than a piece whole (a secret is never cut)", async () => {
+		const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
+		const long = `${"ordinary output line\n".repeat(5000)}${github.text}\n${"more output\n".repeat(10)}`;
+		expect(long.length).toBeGreaterThan(64 * 1024);
+		const texts: number[] = [];
+		const registry = createDefaultRegistry().use(
+			redactSecrets({
+				loadScanner: async () => {
+					const real = await loadSecretlint();
+					return (text) => {
+						texts.push(text.length);
+						return real(text);
+					};
+				},
+			}),
+		);
+		const sent = JSON.stringify(await registry.convertAsync([user("short"), user(long), user("after")]));
+		expect(sent).not.toContain(github.value);
+		expect(texts).toContain(long.length);
+	});
+
 	it("should find a secret put into a message it has seen before, changed in place", async () => {
 		const reg = registry();
 		const block = { type: "text" as const, text: "nothing yet" };

@@ -2,7 +2,9 @@ import type { Message } from "@mariozechner/pi-ai";
 import { ConversionError, InvalidPluginError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 import { describeValue, errorText } from "../values.js";
+import { LiteralMatcher } from "./literal-matcher.js";
 import { mapStrings } from "./message-strings.js";
+import { scanBatch } from "./scan-batch.js";
 import { type Found, ScanMemory } from "./scan-memory.js";
 import { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
 
@@ -45,9 +47,6 @@ export interface RedactSecretsOptions {
 	/** The scanner to use instead of secretlint's (a DLP service, a test double). Loaded once, on first use. */
 	loadScanner?: () => Promise<SecretScanner>;
 }
-
-/** Between two scanned strings: no rule matches across a blank line. */
-const SEPARATOR = "\n\n";
 
 /**
  * Replaces every secret that secretlint's recommended rules (and `patterns`) find, in every string
@@ -147,7 +146,8 @@ export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
 				if (!secrets.has(value) && !allowed(value)) secrets.set(value, ruleId);
 		const { readable } = survey;
 		if (secrets.size === 0) return readable;
-		const redact = (value: string) => redactString(value, secrets, replace);
+		const finder = spansOf(secrets);
+		const redact = (value: string) => redactString(value, finder, replace);
 		return readable.map((message) => {
 			const redacted = mapStrings(message, redact);
 			if (redacted !== message) ctx.inheritSource(redacted, message);
@@ -179,65 +179,38 @@ function patternFindings(text: string, ruleId: string, pattern: RegExp): SecretF
 	return findings;
 }
 
-/**
- * Scans `strings` in one pass (joined by {@link SEPARATOR}) and gives each string the secret values
- * found in it; a finding that spans a separator counts piece by piece, each for its own string.
- */
-async function scanBatch(
-	strings: readonly string[],
-	scan: (text: string) => Promise<SecretFinding[]>,
-): Promise<Map<string, Found[]>> {
-	const starts = new Array<number>(strings.length);
-	let offset = 0;
-	for (let i = 0; i < strings.length; i++) {
-		starts[i] = offset;
-		offset += (strings[i] as string).length + SEPARATOR.length;
-	}
-	const findings = await scan(strings.join(SEPARATOR));
-	const found = new Map<string, Found[]>();
-	for (const { ruleId, start, end } of findings) {
-		for (let k = owner(starts, start); k < strings.length && (starts[k] as number) < end; k++) {
-			const value = strings[k] as string;
-			const from = Math.max(start, starts[k] as number) - (starts[k] as number);
-			const to = Math.min(end - (starts[k] as number), value.length);
-			if (to <= from) continue;
-			let list = found.get(value);
-			if (list === undefined) {
-				list = [];
-				found.set(value, list);
-			}
-			list.push([value.slice(from, to), ruleId]);
-		}
-	}
-	return found;
-}
+/** Up to this many secrets, each is looked for with `indexOf` (native, fastest for a few). */
+const INDEXOF_SECRETS = 16;
 
-/** The index of the string whose span (or following separator) holds `position`. */
-function owner(starts: readonly number[], position: number): number {
-	let low = 0;
-	let high = starts.length - 1;
-	while (low < high) {
-		const mid = (low + high + 1) >> 1;
-		if ((starts[mid] as number) <= position) low = mid;
-		else high = mid - 1;
+/** Where the secrets occur in a string: `[start, end, ruleId]` each, in no particular order. */
+type SpanFinder = (value: string) => [number, number, string][];
+
+/**
+ * The occurrences of `secrets` (value → rule id) in a string: by `indexOf` for a few, by one
+ * {@link LiteralMatcher} pass for many (the same occurrences; thousands of secrets cost one pass,
+ * not one search each).
+ */
+function spansOf(secrets: ReadonlyMap<string, string>): SpanFinder {
+	if (secrets.size > INDEXOF_SECRETS) {
+		const values = [...secrets.keys()];
+		const rules = [...secrets.values()];
+		const matcher = new LiteralMatcher(values);
+		return (value) => matcher.occurrences(value).map(([start, end, p]) => [start, end, rules[p] as string]);
 	}
-	return low;
+	return (value) => {
+		const spans: [number, number, string][] = [];
+		for (const [secret, ruleId] of secrets) {
+			for (let at = value.indexOf(secret); at >= 0; at = value.indexOf(secret, at + secret.length))
+				spans.push([at, at + secret.length, ruleId]);
+		}
+		return spans;
+	};
 }
 
 /** `value` with every occurrence of every secret replaced; overlapping occurrences merge into one. */
-function redactString(
-	value: string,
-	secrets: ReadonlyMap<string, string>,
-	replace: (ruleId: string, secret: string) => string,
-): string {
-	let spans: [number, number, string][] | undefined;
-	for (const [secret, ruleId] of secrets) {
-		for (let at = value.indexOf(secret); at >= 0; at = value.indexOf(secret, at + secret.length)) {
-			spans ??= [];
-			spans.push([at, at + secret.length, ruleId]);
-		}
-	}
-	if (spans === undefined) return value;
+function redactString(value: string, find: SpanFinder, replace: (ruleId: string, secret: string) => string): string {
+	const spans = find(value);
+	if (spans.length === 0) return value;
 	spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
 	let out = "";
 	let cursor = 0;

@@ -90,8 +90,12 @@ function findingOf(message: LintMessage, text: string): SecretFinding {
 	let best: SecretFinding | undefined;
 	for (const value of Object.values(message.data ?? {})) {
 		if (typeof value !== "string" || value.length === 0) continue;
-		const at = text.indexOf(value, from);
-		if (at < 0 || at > Math.max(from, to - 1)) continue;
+		// Only a start inside the range counts: look no further than that (a value that is not there,
+		// such as a rule's type name, would otherwise cost a scan of the rest of the text per finding).
+		const last = Math.max(from, to - 1);
+		const rel = text.slice(from, last + value.length).indexOf(value);
+		if (rel < 0) continue;
+		const at = from + rel;
 		if (best === undefined || value.length > best.end - best.start)
 			best = { ruleId, start: at, end: at + value.length };
 	}
