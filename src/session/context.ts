@@ -69,10 +69,12 @@ export function buildContextWith(
 
 	// Read each entry's links once: entries have many shapes, so every property read is a slow one.
 	const byId = new Map<string, number>();
+	const ids: string[] = new Array(entries.length);
 	const parents: (string | null)[] = new Array(entries.length);
 	for (let i = 0; i < entries.length; i++) {
 		const entry = entries[i] as SessionEntry;
 		byId.set(entry.id, i);
+		ids[i] = entry.id;
 		parents[i] = entry.parentId;
 	}
 	const leaf = findLeaf(session, byId, options, log);
@@ -92,7 +94,8 @@ export function buildContextWith(
 		return result;
 	}
 
-	const path = walkToRoot(parents, byId, leaf, reporter);
+	// With no id twice in the file, the entry before is the one `byId` gives for its id.
+	const path = walkToRoot(parents, byId, leaf, reporter, byId.size === entries.length ? ids : undefined);
 	result.pathLength = path.length;
 
 	let compaction = -1;

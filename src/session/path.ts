@@ -6,13 +6,16 @@ const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafI
 
 /**
  * Indices of the entries from the root to `leaf`. Stops at a missing parent or a loop (pi would hang
- * on one), and reports it.
+ * on one), and reports it. `distinctIds`, given when no two entries share an id, are the entries'
+ * ids: a parent that is the entry before (as pi writes a session) is then found without a look-up
+ * in `byId`, whose answer it is.
  */
 export function walkToRoot(
 	parents: readonly (string | null)[],
 	byId: ReadonlyMap<string, number>,
 	leaf: number,
 	reporter: Reporter,
+	distinctIds?: readonly string[],
 ): number[] {
 	const path: number[] = [];
 	const onPath = new Uint8Array(parents.length);
@@ -22,7 +25,10 @@ export function walkToRoot(
 		path.push(current);
 		const parentId = parents[current];
 		if (!parentId) break;
-		const parent = byId.get(parentId);
+		const parent =
+			distinctIds !== undefined && current > 0 && distinctIds[current - 1] === parentId
+				? current - 1
+				: byId.get(parentId);
 		if (parent === undefined) {
 			const at = current;
 			reporter.report(
