@@ -49,7 +49,7 @@ export interface InputSource {
 	maxBytes: number;
 	/**
 	 * How a long session file is read on two threads (see parallel-read.ts): the smallest file to
-	 * split (8 MiB), the most of it the start takes (`START_SHARE`, 0.42), and what reads the start (a worker
+	 * split (8 MiB), the most of it the start takes (`START_SHARE`, 0.48), and what reads the start (a worker
 	 * thread). Tests set them.
 	 */
 	parallel?: { minBytes?: number; share?: number; runStart?: StartRunner };
