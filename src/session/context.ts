@@ -1,4 +1,5 @@
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
+import { EntryLinks } from "./entry-links.js";
 import { walkToRoot } from "./path.js";
 import { ProblemLog } from "./problems.js";
 import {
@@ -67,17 +68,8 @@ export function buildContextWith(
 		where: (at) => `entry ${capped((entries[at] as SessionEntry).id)} (line ${lines[at]})`,
 	};
 
-	// Read each entry's links once: entries have many shapes, so every property read is a slow one.
-	const byId = new Map<string, number>();
-	const ids: string[] = new Array(entries.length);
-	const parents: (string | null)[] = new Array(entries.length);
-	for (let i = 0; i < entries.length; i++) {
-		const entry = entries[i] as SessionEntry;
-		byId.set(entry.id, i);
-		ids[i] = entry.id;
-		parents[i] = entry.parentId;
-	}
-	const leaf = findLeaf(session, byId, options, log);
+	const links = new EntryLinks(entries);
+	const leaf = findLeaf(session, links, options, log);
 	const result: SessionContext = {
 		messages: [],
 		entryIds: [],
@@ -94,8 +86,7 @@ export function buildContextWith(
 		return result;
 	}
 
-	// With no id twice in the file, the entry before is the one `byId` gives for its id.
-	const path = walkToRoot(parents, byId, leaf, reporter, byId.size === entries.length ? ids : undefined);
+	const path = walkToRoot(links, leaf, reporter);
 	result.pathLength = path.length;
 
 	let compaction = -1;
@@ -123,17 +114,12 @@ const NOT_AN_ENTRY = -2;
  * The entry to build from, as pi's `buildSessionPath` finds it: `leafId`, or the last line pi kept
  * when `leafId` is undefined, `""` or unknown (the last two reported).
  */
-function findLeaf(
-	session: ParsedSession,
-	byId: ReadonlyMap<string, number>,
-	options: BuildContextOptions,
-	log: ProblemLog,
-): number {
+function findLeaf(session: ParsedSession, links: EntryLinks, options: BuildContextOptions, log: ProblemLog): number {
 	const { leafId, file } = options;
 	if (leafId === null) return NONE;
 	const { entries, lines, nonEntryLastLine } = session;
 	if (leafId !== undefined) {
-		const found = leafId === "" ? undefined : byId.get(leafId);
+		const found = leafId === "" ? undefined : links.indexOf(leafId);
 		if (found !== undefined) return found;
 		log.add("unknown-leaf", { entryId: leafId }, () => {
 			const where = file === undefined ? "The session" : `"${file}"`;

@@ -1,22 +1,17 @@
 /** The path of a context: the chain of parent links from the leaf to a root, stopped where it breaks. */
+import type { EntryLinks } from "./entry-links.js";
 import { capped, type Reporter } from "./project.js";
 
 /** What to do about a broken parent link. */
 const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafId.";
 
 /**
- * Indices of the entries from the root to `leaf`. Stops at a missing parent or a loop (pi would hang
- * on one), and reports it. `distinctIds`, given when no two entries share an id, are the entries'
- * ids: a parent that is the entry before (as pi writes a session) is then found without a look-up
- * in `byId`, whose answer it is.
+ * Indices of the entries from the root to `leaf`, each parent found as pi's map finds it
+ * ({@link EntryLinks.parentOf}). Stops at a missing parent or a loop (pi would hang on one), and
+ * reports it.
  */
-export function walkToRoot(
-	parents: readonly (string | null)[],
-	byId: ReadonlyMap<string, number>,
-	leaf: number,
-	reporter: Reporter,
-	distinctIds?: readonly string[],
-): number[] {
+export function walkToRoot(links: EntryLinks, leaf: number, reporter: Reporter): number[] {
+	const parents = links.parents;
 	const path: number[] = [];
 	const onPath = new Uint8Array(parents.length);
 	let current = leaf;
@@ -25,10 +20,7 @@ export function walkToRoot(
 		path.push(current);
 		const parentId = parents[current];
 		if (!parentId) break;
-		const parent =
-			distinctIds !== undefined && current > 0 && distinctIds[current - 1] === parentId
-				? current - 1
-				: byId.get(parentId);
+		const parent = links.parentOf(current, parentId);
 		if (parent === undefined) {
 			const at = current;
 			reporter.report(
