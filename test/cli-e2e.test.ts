@@ -115,20 +115,24 @@ describe("the convert-to-llm binary", () => {
 		["--json", ["--json"]],
 		["the view", []],
 	])("should write to a file (%s) exactly what it writes to a pipe, text beyond ASCII included", (_what, args) => {
-		const input = join(work, "wide-text.json");
-		const messages = [
-			{ role: "user", content: "héllo ✓ 日本語 🙂", timestamp: 1 },
-			{ role: "user", content: "x".repeat(200_000), timestamp: 2 },
-		];
-		writeFileSync(input, JSON.stringify(messages));
-		const piped = spawn([...args, input]);
-		expect(piped.status).toBe(0);
-		const out = join(work, "wide-text.out");
-		const written = shell(`cli ${args.join(" ")} "${input}" > "${out}"`);
-		expect(written.status).toBe(0);
-		expect(written.stderr).toBe("");
-		expect(readFileSync(out, "utf8")).toBe(piped.stdout);
-		if (args.length > 0) expect(piped.stdout).toBe(`${JSON.stringify(convertToLlm(messages as never), null, 2)}\n`);
+		// Long enough to be written in pieces; one of the two shifts puts a surrogate pair across a piece's end.
+		for (const shift of ["", "x"]) {
+			const input = join(work, "wide-text.json");
+			const messages = [
+				{ role: "user", content: "héllo ✓ 日本語 🙂", timestamp: 1 },
+				{ role: "user", content: `${shift}${"🙂".repeat(300_000)}`, timestamp: 2 },
+			];
+			writeFileSync(input, JSON.stringify(messages));
+			const piped = spawn([...args, input]);
+			expect(piped.status).toBe(0);
+			const out = join(work, "wide-text.out");
+			const written = shell(`cli ${args.join(" ")} "${input}" > "${out}"`);
+			expect(written.status).toBe(0);
+			expect(written.stderr).toBe("");
+			expect(readFileSync(out).equals(Buffer.from(piped.stdout))).toBe(true);
+			if (args.length > 0)
+				expect(piped.stdout).toBe(`${JSON.stringify(convertToLlm(messages as never), null, 2)}\n`);
+		}
 	});
 
 	it("should read a session from stdin with -, and take --leaf, --block-images and --plugin", async () => {
