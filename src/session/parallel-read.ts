@@ -135,16 +135,26 @@ const WORKER = "./read-worker.js";
  */
 const LIMITS = { maxYoungGenerationSizeMb: 48 };
 
-/** {@link StartRunner} on a worker thread; `undefined` when it cannot start or fails. */
-export const startInWorker: StartRunner = (job) =>
-	new Promise((resolve) => {
-		let worker: Worker;
-		try {
-			worker = new Worker(new URL(WORKER, import.meta.url), { workerData: job, resourceLimits: LIMITS });
-		} catch {
-			resolve(undefined);
-			return;
-		}
+/**
+ * A worker thread started before its job is known, so that it boots (50-70 ms) while the main
+ * thread reads the end of the file for the {@link SplitPlan}: `run` sends it the job (once), and
+ * `cancel` ends it unused. Until it has a job, it does not keep the process alive.
+ */
+export interface StartedWorker {
+	run: StartRunner;
+	cancel(): void;
+}
+
+/** A {@link StartedWorker}; `undefined` when no worker thread can start. */
+export function startWorker(): StartedWorker | undefined {
+	let worker: Worker;
+	try {
+		worker = new Worker(new URL(WORKER, import.meta.url), { resourceLimits: LIMITS });
+	} catch {
+		return undefined;
+	}
+	worker.unref();
+	const done = new Promise<StartResult | undefined>((resolve) => {
 		worker.once("message", (message: StartResult | { failed: string }) => {
 			resolve("failed" in message ? undefined : message);
 			void worker.terminate();
@@ -152,3 +162,15 @@ export const startInWorker: StartRunner = (job) =>
 		worker.once("error", () => resolve(undefined));
 		worker.once("exit", () => resolve(undefined));
 	});
+	return {
+		run: (job) => {
+			worker.ref();
+			worker.postMessage(job);
+			return done;
+		},
+		cancel: () => void worker.terminate(),
+	};
+}
+
+/** {@link StartRunner} on a worker thread; `undefined` when it cannot start or fails. */
+export const startInWorker: StartRunner = (job) => startWorker()?.run(job) ?? Promise.resolve(undefined);
