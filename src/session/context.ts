@@ -99,7 +99,7 @@ export function buildContextWith(
 		} else if (entry.type === "compaction") compaction = p;
 		else if (!KNOWN_ENTRY_TYPES.has(entry.type)) reportUnknown(entry, path[p] as number, reporter);
 	}
-	const chosen = contextEntries(entries, path, compaction);
+	const chosen = contextEntries(entries, links.ids, path, compaction);
 	whole?.(chosen);
 	project(session, chosen, result, reporter);
 	result.problemCounts = log.summary();
@@ -145,24 +145,30 @@ function findLeaf(session: ParsedSession, links: EntryLinks, options: BuildConte
 
 /**
  * pi 1.6.0's `buildContextEntries`: the path, or with a compaction on it, the latest compaction, the
- * kept entries before it that are not `system` messages, and every entry after it.
+ * kept entries before it that are not `system` messages, and every entry after it. `ids` are the
+ * entries' ids, read once (an entry's own fields are slow to read: entries have many shapes).
  */
-function contextEntries(entries: readonly SessionEntry[], path: readonly number[], compaction: number): number[] {
+function contextEntries(
+	entries: readonly SessionEntry[],
+	ids: readonly unknown[],
+	path: readonly number[],
+	compaction: number,
+): number[] {
 	if (compaction === -1) return path as number[];
 	const latest = entries[path[compaction] as number] as CompactionEntry;
 	// pi looks the compaction up again by id: with duplicate ids that is the first one on the path.
 	let end = 0;
 	while (end < path.length) {
-		const candidate = entries[path[end] as number] as SessionEntry;
-		if (candidate.type === "compaction" && candidate.id === latest.id) break;
+		const at = path[end] as number;
+		if (ids[at] === latest.id && (entries[at] as SessionEntry).type === "compaction") break;
 		end++;
 	}
 	const chosen = [path[compaction] as number];
-	let kept = false;
-	for (let p = 0; p < end; p++) {
-		const entry = entries[path[p] as number] as SessionEntry;
-		if (entry.id === latest.firstKeptEntryId) kept = true;
-		if (kept && !isSystemEntry(entry)) chosen.push(path[p] as number);
+	const keptId = latest.firstKeptEntryId;
+	let p = 0;
+	while (p < end && ids[path[p] as number] !== keptId) p++;
+	for (; p < end; p++) {
+		if (!isSystemEntry(entries[path[p] as number] as SessionEntry)) chosen.push(path[p] as number);
 	}
 	for (let p = end + 1; p < path.length; p++) chosen.push(path[p] as number);
 	return chosen;
