@@ -3,9 +3,14 @@
  * clear line with exit code 2 for each kind of bad input. `cli-plugins.test.ts` covers `--plugin`,
  * `--explain` and `--strict`; `cli-e2e.test.ts` runs the built binary.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
+import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
+import { main } from "../src/cli/main.js";
 import { blockImages } from "../src/hooks/block-images.js";
 import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
 import { readSession } from "../src/session/index.js";
@@ -28,6 +33,11 @@ describe("convert-to-llm options", () => {
 		[[DEMO, DEMO], /^convert-to-llm: one input at a time, got 2/],
 		[["--leaf"], /^convert-to-llm: Option '--leaf <value>' argument missing/],
 		[["--leaf", "", DEMO], /^convert-to-llm: --leaf needs an entry id/],
+		[
+			["--max-tokens", "-1", DEMO],
+			/^convert-to-llm: --max-tokens is followed by a value that starts with "-", which reads like another option; write it as --max-tokens=<value> \(for example --max-tokens=-1\)\./,
+		],
+		[["--leaf", "-x", DEMO], /^convert-to-llm: --leaf is followed by a value that starts with "-"/],
 	])("should reject the usage %j with one line and exit code 2", async (argv, message) => {
 		const run = await cli(argv);
 		expect(run.code).toBe(2);
@@ -379,6 +389,55 @@ describe("convert-to-llm view", () => {
 		const run = await cli([DEMO], options);
 		expect(run.stdout.includes(ESC)).toBe(coloured);
 		expect((await cli(["--json", DEMO], options)).stdout.includes(ESC)).toBe(false);
+	});
+});
+
+describe("convert-to-llm view on a terminal", () => {
+	/** The CLI on a terminal `columns` wide (colours on), with `file` as its input. */
+	async function onTerminal(file: string, columns: number, explain = false) {
+		let stdout = "";
+		let stderr = "";
+		const code = await main({
+			argv: explain ? ["--explain", file] : [file],
+			cwd: process.cwd(),
+			env: { FORCE_COLOR: "1" },
+			stdout: { write: (text: string) => (stdout += text), isTTY: true, columns },
+			stderr: { write: (text: string) => (stderr += text) },
+			readStdin: async () => "",
+		});
+		return { code, stdout, stderr };
+	}
+	const visible = (line: string): string =>
+		line.replace(new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, "g"), "");
+
+	it.each([40, 61, 100])(
+		"should fit every line, the header and footer too, in a terminal %i columns wide",
+		async (columns) => {
+			const dir = mkdtempSync(join(tmpdir(), "convert-to-llm-cli-width-"));
+			try {
+				// A long file name: the header's first line names it whole.
+				const file = join(dir, `${"a-rather-long-session-name-".repeat(4)}東京.jsonl`);
+				writeFileSync(file, read(DEMO));
+				const run = await onTerminal(file, columns, true);
+				expect(run.code).toBe(0);
+				const lines = run.stdout.trimEnd().split("\n");
+				expect(lines.length).toBeGreaterThan(20);
+				for (const line of lines) expect(stringWidth(visible(line)), visible(line)).toBeLessThanOrEqual(columns);
+				// What fits keeps its colours; the header that did not is cut with "…".
+				expect(lines[0]).toMatch(/…$/);
+				expect(run.stdout).toContain("\x1b[");
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
+		},
+	);
+
+	it("should tell a CLI user to load a plugin with --plugin for a role nothing converts", async () => {
+		const run = await cli([DEMO]);
+		expect(run.stderr).toContain(
+			'No converter for role "ticket" (message 6). It was dropped; load a plugin that converts this role with --plugin <module> (see docs/custom-roles.md).',
+		);
+		expect(run.stderr).not.toContain("registry.register");
 	});
 });
 

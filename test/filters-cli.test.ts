@@ -49,6 +49,17 @@ describe("parsePruneSpec", () => {
 	])("should read %s", (spec, expected) => {
 		expect(parsePruneSpec(spec)).toEqual(expected);
 	});
+
+	it.each([
+		["toolCalls=all:", "names an empty tool"],
+		["toolCalls=all:read+", "names an empty tool"],
+		["toolCalls=all:read:bash", 'has more than one ":"'],
+		["reasoning=all,reasoning=none", '"reasoning" is given twice'],
+		["emptyMessages=keep,emptyMessages=remove", '"emptyMessages" is given twice'],
+	])("should refuse %s, which would prune other than it says, and say why", (spec, why) => {
+		expect(() => parsePruneSpec(spec)).toThrow(why);
+		expect(() => parsePruneSpec(spec)).toThrow("Run convert-to-llm --help for the syntax.");
+	});
 });
 
 describe("convert-to-llm filter options", () => {

@@ -1,10 +1,11 @@
 /**
  * `redactSecrets` in the real pi CLI (RPC mode, pi 1.6.0 with settings.json and 0.73.1 with the flag),
- * against the loopback provider: a secret typed in a prompt and printed by a `!` bash run never
- * appears in any request body pi sends, chat turns and the compaction's summary request alike;
- * without the switch (the extension loaded), both kinds of request carry them.
+ * against the loopback provider: a secret typed in a prompt, printed by a `!` bash run, or written in
+ * the project's AGENTS.md (which pi puts in its system prompt) never appears in any request body pi
+ * sends, chat turns and the compaction's summary request alike; without the switch (the extension
+ * loaded), both kinds of request carry them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,12 +29,16 @@ afterAll(async () => {
 
 const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
 const aws = SECRETS.find((s) => s.kind === "aws-secret-access-key") as (typeof SECRETS)[number];
+const slack = SECRETS.find((s) => s.kind === "slack-bot-token") as (typeof SECRETS)[number];
+/** The project's AGENTS.md: pi puts it in the system prompt of every chat turn. */
+const AGENTS_MD = `# Notes\nDeploy note: ${slack.text}\n`;
 
 /** Over keepRecentTokens (50, see prepare()): what follows the secrets pushes them into the part a compaction summarizes. */
 const FILLER = `Some context to move on: ${"the parser accepts dates without seconds now; ".repeat(30)}`;
 /** Whether a request body is a summary request (pi's summarization system prompt) rather than a chat turn. */
 const isSummary = (body: string): boolean => body.includes("You are a context summarization assistant");
-const leaks = (body: string): boolean => body.includes(github.value) || body.includes(aws.value);
+const leaks = (body: string): boolean =>
+	body.includes(github.value) || body.includes(aws.value) || body.includes(slack.value);
 
 describe.each([
 	["1.6.0", { on: { convertToLlm: { redactSecrets: true } }, off: { convertToLlm: { redactSecrets: false } } }],
@@ -44,6 +49,7 @@ describe.each([
 		const settings = redact ? modes.on : modes.off;
 		const flags = redact && "flags" in modes ? modes.flags : [];
 		const { dirs, session } = prepare(join(base, line), fake, settings);
+		writeFileSync(join(dirs.cwd, "AGENTS.md"), AGENTS_MD);
 		fake.bodies.splice(0);
 		await withPi(
 			{ dirs, args: piArgs(session, [ROOT], flags), line: line as PiLine, lifetimeMs: 60_000 },
@@ -71,6 +77,10 @@ describe.each([
 			control.filter((body) => isSummary(body) && leaks(body)).length,
 			"compactions with a secret",
 		).toBeGreaterThan(0);
+		expect(
+			control.filter((body) => body.includes(slack.value)).length,
+			"chat turns with AGENTS.md's secret",
+		).toBeGreaterThan(0);
 
 		const bodies = await scenario(true);
 		expect(bodies.length).toBeGreaterThanOrEqual(4);
@@ -78,5 +88,7 @@ describe.each([
 		expect(bodies.filter(leaks)).toEqual([]);
 		expect(bodies.some((body) => !isSummary(body) && body.includes("[REDACTED:github]"))).toBe(true);
 		expect(bodies.some((body) => isSummary(body) && body.includes("[REDACTED:aws]"))).toBe(true);
+		// The system prompt still says what AGENTS.md says, with the secret replaced.
+		expect(bodies.some((body) => body.includes("Deploy note: SLACK_BOT_TOKEN=[REDACTED:"))).toBe(true);
 	}, 180_000);
 });

@@ -140,6 +140,48 @@ describe.each(LINES)("the convert-to-llm pi extension in pi %s (RPC mode)", (lin
 		expect(has(bodies[0], "image_url"), "images with it").toBe(false);
 	}, 60_000);
 
+	it("should honour pi's own images.blockImages setting: requests as pi sends them, /llm-context showing what is sent, and the strict rule from the flag", async () => {
+		const settings = { images: { blockImages: true } };
+		const steps = async (pi: PiRpc) => {
+			await prompt(pi, "And now?");
+			return llmContext(pi, "--json");
+		};
+		const reference = await run([], (pi) => prompt(pi, "And now?"), { line, settings });
+		// No switch: the request is pi's own, and the view shows the placeholder pi sends, not the image.
+		const plain = await run([ROOT], steps, { line, settings });
+		expect(plain.bodies).toHaveLength(1);
+		expect(plain.bodies[0] === reference.bodies[0], "the request pi sends without the extension").toBe(true);
+		const SCREENSHOT = "Screenshot of the failing job:";
+		expect(has(plain.bodies[0], `${SCREENSHOT}"},{"type":"text","text":"Image reading is disabled."}`), "sent").toBe(
+			true,
+		);
+		const shown = (JSON.parse(plain.result) as { content?: unknown }[]).find((message) =>
+			JSON.stringify(message.content).includes(SCREENSHOT),
+		);
+		expect(shown?.content).toEqual([
+			{ type: "text", text: `CI run #318 failed on main. ${SCREENSHOT}` },
+			{ type: "text", text: "Image reading is disabled." },
+		]);
+		// strictImages (the flag, on both lines): the odd block pi's own rule keeps goes too.
+		const strict = await run([ROOT], (pi) => prompt(pi, "And now?"), {
+			line,
+			settings,
+			flags: ["--convert-to-llm", "strictImages"],
+		});
+		expect(
+			has(reference.bodies[0], '{"type":"text","text":"Odd block:"},{"type":"image_url"'),
+			"odd block without it",
+		).toBe(true);
+		expect(has(strict.bodies[0], "image_url"), "images with strictImages").toBe(false);
+		expect(
+			has(
+				strict.bodies[0],
+				'{"type":"text","text":"Odd block:"},{"type":"text","text":"Image reading is disabled."}',
+			),
+			"odd block",
+		).toBe(true);
+	}, 90_000);
+
 	it("should withhold the request (fail closed) and say so when strict is on and the conversion reports a problem", async () => {
 		const { bodies, events } = await run(
 			[ROOT],

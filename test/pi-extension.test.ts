@@ -4,6 +4,9 @@
  * orders. The extension in the real pi CLI is test/pi-extension-e2e.test.ts.
  */
 import { EventEmitter } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { blockImages, escapeSummaries, safeFences } from "../src/hooks/index.js";
@@ -19,6 +22,7 @@ import { convertRequest, requestHandler, WITHHELD_TEXT } from "../src/pi/request
 import { DEFAULT_HARDENING, type PiHardening, piBlocksImages, readHardening } from "../src/pi/settings.js";
 import { loadTuiColumns } from "../src/pi/tui-columns.js";
 import { convertToLlm } from "../src/preset.js";
+import { createUpstreamBlockImages } from "./support/upstream-session.mjs";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
 function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
@@ -450,6 +454,86 @@ describe("piBlocksImages", () => {
 		const image = { role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }], timestamp: 1 };
 		const { output } = await host.build().registry.runAsync([image] as unknown as AgentMessage[]);
 		expect(JSON.stringify(output)).not.toContain("AAAA");
+	});
+});
+
+describe("createHost with pi's own images.blockImages and no switch", () => {
+	/** Images in a user message and a tool result, with a text block after one, as pi's closure dedupes them. */
+	const history = [
+		{
+			role: "user",
+			content: [
+				{ type: "image", data: "AAAA", mimeType: "image/png" },
+				{ type: "text", text: "Image reading is disabled." },
+				{ type: "text", text: "look" },
+			],
+			timestamp: 1,
+		},
+		{
+			role: "toolResult",
+			toolCallId: "c1",
+			toolName: "read",
+			content: [{ type: "image", data: "BBBB", mimeType: "image/png" }],
+			isError: false,
+			timestamp: 2,
+		},
+	] as unknown as AgentMessage[];
+
+	it.each([true, false])(
+		"should convert as pi's own closure does with the setting %s (what /llm-context shows is what pi sends)",
+		async (blocked) => {
+			const upstream = await createUpstreamBlockImages(blocked);
+			try {
+				const host = createHost(piReading(undefined, { images: { blockImages: blocked } }), DEFAULT_HARDENING);
+				const { output, problems } = await host.build().registry.runAsync(history);
+				expect(problems).toEqual([]);
+				expect(JSON.stringify(output)).toBe(JSON.stringify(upstream.convert(history)));
+				// pi applies its closure after the extension's conversion: it then changes nothing.
+				expect(JSON.stringify(upstream.convert(output as unknown as AgentMessage[]))).toBe(JSON.stringify(output));
+			} finally {
+				upstream.dispose();
+			}
+		},
+	);
+
+	it("should read the setting on every request, as pi does (a change in /settings counts at once)", async () => {
+		const settings = { images: { blockImages: false } };
+		const host = createHost(piReading(undefined, settings), DEFAULT_HARDENING);
+		const unblocked = host.build().registry;
+		expect(JSON.stringify((await unblocked.runAsync(history)).output)).toContain("AAAA");
+		settings.images.blockImages = true;
+		expect(JSON.stringify((await host.build().registry.runAsync(history)).output)).not.toContain("AAAA");
+		settings.images.blockImages = false;
+		// Off again: the very registry made without the setting (nothing of it left behind).
+		expect(host.build().registry).toBe(unblocked);
+	});
+
+	it("should read pi 0.73.1's project settings file in the working directory configure() is given", async () => {
+		const cwd = mkdtempSync(join(tmpdir(), "convert-to-llm-host-cwd-"));
+		try {
+			mkdirSync(join(cwd, ".pi"));
+			writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ images: { blockImages: true } }));
+			const host = createHost(piReading(undefined), DEFAULT_HARDENING);
+			host.configure(on({ strictImages: true }), cwd);
+			// strictImages: a block pi's own closure lets through ("Image" is not "image") is blocked too.
+			const odd = [
+				{ role: "user", content: [{ type: "Image", data: "CCCC" }], timestamp: 1 },
+			] as unknown as AgentMessage[];
+			expect(JSON.stringify((await host.build().registry.runAsync(odd)).output)).not.toContain("CCCC");
+			host.configure(DEFAULT_HARDENING, cwd);
+			expect(JSON.stringify((await host.build().registry.runAsync(history)).output)).not.toContain("AAAA");
+		} finally {
+			rmSync(cwd, { recursive: true, force: true });
+		}
+	});
+
+	it("should leave images to an offered blockImages plugin, with no warning and no conflict", async () => {
+		const host = createHost(piReading(undefined, { images: { blockImages: true } }), DEFAULT_HARDENING);
+		host.offer({ from: "other-ext", plugins: [blockImages({ enabled: false })] });
+		const built = host.build();
+		expect(built.problems).toEqual([]);
+		expect(built.plugins.map((item) => item.from)).toEqual(["other-ext"]);
+		expect(JSON.stringify((await built.registry.runAsync(history)).output)).toContain("AAAA");
 	});
 });
 

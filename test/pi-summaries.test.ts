@@ -170,6 +170,21 @@ describe("hardenCompaction", () => {
 		},
 	);
 
+	it("should give the summary every message pi summarizes under maxTokens, which trims chat requests only", async () => {
+		const long = (i: number) => user(`turn ${i}: important detail ${i} ${"of the parser's rules ".repeat(40)}`, i);
+		const messages = Array.from({ length: 6 }, (_, i) => long(i));
+		const host = hostWith([], on({ maxTokens: 400 }));
+		// The chat request's registry keeps only the latest turns that fit the budget…
+		const chat = await host.build().registry.runAsync(messages as never);
+		expect(chat.output.length).toBeLessThan(messages.length);
+		// …the compaction's summary gets them all: a trimmed turn would be lost from the session for good.
+		const { ctx, shown } = recordingCtx();
+		const prepared = { ...preparation(), messagesToSummarize: [...messages] as unknown[], turnPrefixMessages: [] };
+		expect(await hardenCompaction(host, createReporter(), { preparation: prepared }, ctx)).toBeUndefined();
+		expect(prepared.messagesToSummarize).toEqual(messages);
+		expect(shown).toEqual([]);
+	});
+
 	it("should cancel when pi's preparation does not take the converted messages", async () => {
 		const { ctx, shown } = recordingCtx();
 		const result = await hardenCompaction(

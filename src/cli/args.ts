@@ -86,8 +86,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		const code = (error as { code?: unknown } | null)?.code;
 		const text = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
 		// Node's own text for an unknown option goes on about positionals; say it plainly.
-		const unknown = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'([^']+)'/.exec(text)?.[1] : undefined;
-		const what = unknown === undefined ? text.replace(/\.?$/, ".") : `unknown option ${unknown}.`;
+		const option = /'([^']+)'/.exec(text)?.[1];
+		const unknown = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? option : undefined;
+		// …and for a value that starts with "-" (`--max-tokens -1`), which it takes for another option.
+		const dashed = code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && text.includes("ambiguous") ? option : undefined;
+		const what =
+			dashed !== undefined
+				? `${dashed} is followed by a value that starts with "-", which reads like another option; write it as ${dashed}=<value> (for example ${dashed}=-1).`
+				: unknown === undefined
+					? text.replace(/\.?$/, ".")
+					: `unknown option ${unknown}.`;
 		throw new CliError(`${what} Run convert-to-llm --help for the options.`);
 	}
 	const { values, positionals } = parsed;

@@ -40,18 +40,26 @@ export function parsePruneSpec(spec: string): PruneMessagesOptions {
 		const key = (at < 0 ? part : part.slice(0, at)).trim();
 		const value = at < 0 ? "" : part.slice(at + 1).trim();
 		if (value === "") throw pruneError(spec, `"${key}" has no value`);
-		if (key === "reasoning") options.reasoning = value;
-		else if (key === "emptyMessages") options.emptyMessages = value;
-		else if (key === "toolCalls") {
+		if (key === "reasoning" || key === "emptyMessages") {
+			// One value each: a second would silently win over the first.
+			if (options[key] !== undefined) throw pruneError(spec, `"${key}" is given twice`);
+			options[key] = value;
+		} else if (key === "toolCalls") {
 			if (value === "none") {
 				options.toolCalls = "none";
 				continue;
 			}
-			const [type, tools] = value.split(":", 2) as [string, string | undefined];
+			const [type, tools, extra] = value.split(":") as [string, string | undefined, string | undefined];
+			if (extra !== undefined)
+				throw pruneError(spec, `"${value}" has more than one ":" (toolCalls=<scope>:tool+tool)`);
+			const names = tools?.split("+");
+			// A rule naming no tool would prune nothing, silently.
+			if (names?.some((name) => name.trim() === ""))
+				throw pruneError(spec, `"${value}" names an empty tool (toolCalls=<scope>:tool+tool)`);
 			const rule: PruneToolCallsRule =
-				tools === undefined
+				names === undefined
 					? { type: type as PruneToolCallsScope }
-					: { type: type as PruneToolCallsScope, tools: tools.split("+") };
+					: { type: type as PruneToolCallsScope, tools: names };
 			options.toolCalls =
 				options.toolCalls === "none" || options.toolCalls === undefined ? [rule] : [...options.toolCalls, rule];
 		} else throw pruneError(spec, `unknown key "${key}" (reasoning, toolCalls, emptyMessages)`);

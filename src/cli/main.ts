@@ -11,14 +11,15 @@ import { createDefaultRegistry } from "../preset.js";
 import type { Explanation, Registry } from "../registry/types.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
 import { errorText, isInstance, textOf } from "../values.js";
-import { format, plural } from "../view/render.js";
-import { createStyle, escapeJsonForTerminal, oneLine, type Style, shown, wantsColor } from "../view/style.js";
+import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import { filterNames, filterPlugins } from "./filter-options.js";
+import { filterPlugins } from "./filter-options.js";
+import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { readFileBounded } from "./read-input.js";
+import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
 export interface CliIo {
@@ -39,9 +40,6 @@ export interface CliIo {
 	pending?(message: string): void;
 }
 
-/** Warnings printed before "… and N more". */
-const MAX_WARNINGS = 10;
-
 /**
  * Runs the CLI and returns its exit status: 0 converted, 1 a problem under `--strict`, 2 bad input
  * or usage. Never throws: every failure is one line on stderr, without a stack trace.
@@ -59,7 +57,10 @@ export async function main(io: CliIo): Promise<number> {
 /** What to say about anything `run` threw, and the exit status; never throws (see `isInstance`). */
 function classify(error: unknown): { message: string; exitCode: number } {
 	if (isInstance(error, CliError)) return { message: oneLine(error.message), exitCode: error.exitCode };
-	if (isInstance(error, ConvertToLlmError)) return { message: `${oneLine(errorText(error))} (--strict)`, exitCode: 1 };
+	if (isInstance(error, ConvertToLlmError)) {
+		// As a warning would say it (warningText), cut and ended as errorText ends a thrown error's text.
+		return { message: `${oneLine(errorText(new Error(warningText(error))))} (--strict)`, exitCode: 1 };
+	}
 	if (isStackOverflow(error)) {
 		return {
 			message:
@@ -126,7 +127,7 @@ async function run(io: CliIo): Promise<number> {
 	if (!options.strict) {
 		registry.hooks.error.tap("convert-to-llm:cli", (error) => {
 			if (isInstance(error, AsyncHookTimeoutError)) timedOut ??= error;
-			warnings.push(error.message);
+			warnings.push(warningText(error));
 		});
 	}
 
@@ -149,7 +150,7 @@ async function run(io: CliIo): Promise<number> {
 	const snapshots = report?.observeTaps(registry);
 	// The view names the source of each output, so it always runs explain (its output is convert's).
 	const explanation = await finished(registry.explainAsync(input.messages), (result) => result.errors);
-	for (const error of explanation.errors) warnings.push(error.message);
+	for (const error of explanation.errors) warnings.push(warningText(error));
 	if (options.strict && !options.explain && explanation.errors.length > 0) {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
@@ -175,12 +176,14 @@ async function view(
 	loaded: readonly LoadedPlugins[],
 	explanation: Explanation,
 ): Promise<string[]> {
-	const [{ renderConversion }, { terminalColumns }] = await Promise.all([
+	const [{ renderConversion }, { terminalColumns }, { fitStyled }] = await Promise.all([
 		import("../view/view.js"),
 		import("./terminal-columns.js"),
+		import("../view/columns.js"),
 	]);
 	const style = createStyle(wantsColor(io.stdout.isTTY, io.env));
 	const width = Math.max(40, io.stdout.isTTY ? (io.stdout.columns ?? 100) : 120);
+	const columns = terminalColumns();
 	const lines = [...header(input, loaded, options, style), ""];
 	const body = renderConversion({
 		explanation,
@@ -190,10 +193,11 @@ async function view(
 		explain: options.explain,
 		style,
 		width,
-		columns: terminalColumns(),
+		columns,
 	});
 	for (const line of body) lines.push(line);
-	return lines;
+	// On a terminal every line fits its width: the header and footer too, not only the messages' lines.
+	return io.stdout.isTTY ? lines.map((line) => fitStyled(line, width, columns)) : lines;
 }
 
 /** `--html`: the report, to its file (saying where) or to stdout (`--html=-`). */
@@ -283,35 +287,5 @@ function nameOf(plugin: { name: unknown }): string {
 		return textOf(plugin.name);
 	} catch {
 		return "(a name that cannot be read)";
-	}
-}
-
-function header(input: LoadedInput, loaded: readonly LoadedPlugins[], options: CliOptions, style: Style): string[] {
-	const parts = [style.bold(shown(input.name, 1000))];
-	const session = input.session;
-	if (session !== undefined) {
-		parts.push(`pi session v${shown(session.version)}`);
-		const leaf = session.leafId === null ? "no leaf" : `leaf ${shown(session.leafId)}`;
-		parts.push(`${leaf} (${format(session.pathLength)} of ${format(session.entries)} entries on its path)`);
-		if (session.model !== null) parts.push(`${shown(session.model.provider)}/${shown(session.model.modelId)}`);
-		if (session.thinkingLevel !== "off") parts.push(`thinking ${shown(session.thinkingLevel)}`);
-	} else {
-		parts.push(`${input.kind === "json" ? "JSON" : "JSONL"} of ${plural(input.messages.length, "AgentMessage")}`);
-	}
-	const plugins = ["pi's default preset"];
-	for (const { spec, plugins: list } of loaded) {
-		plugins.push(`${list.map((p) => shown(p.name)).join(", ")} (${shown(spec, 1000)})`);
-	}
-	if (options.blockImages) plugins.push("block-images");
-	for (const name of filterNames(options)) plugins.push(shown(name, 200));
-	return [parts.join(style.dim(" · ")), style.dim(`converted with ${plugins.join(" + ")}`)];
-}
-
-function writeWarnings(io: CliIo, warnings: readonly string[], explained: boolean): void {
-	const shownCount = Math.min(warnings.length, MAX_WARNINGS);
-	for (let i = 0; i < shownCount; i++) io.stderr.write(`convert-to-llm: warning: ${oneLine(warnings[i])}\n`);
-	if (warnings.length > shownCount) {
-		const hint = explained ? "" : " (run with --explain to see each message's fate)";
-		io.stderr.write(`convert-to-llm: … and ${plural(warnings.length - shownCount, "more warning")}${hint}\n`);
 	}
 }

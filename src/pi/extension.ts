@@ -5,13 +5,14 @@
  * other extensions add roles and filters over `pi.events`, and `/llm-context` shows the result.
  */
 import { COMMAND, runCommand } from "./command.js";
-import { createHost } from "./host.js";
+import { ASYNC_TAP_LIMIT_MS, createHost } from "./host.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
 import { createReporter } from "./report.js";
 import { requestHandler } from "./request.js";
 import { DEFAULT_HARDENING, readHardening, registerFlag } from "./settings.js";
 import { hardenBranchSummary, hardenCompaction } from "./summaries.js";
+import { systemPromptGuard } from "./system-prompt.js";
 
 /**
  * Whether this pi has the `context_with_system` event (pi 0.87 and later): it sees the full
@@ -25,7 +26,8 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  * The extension's factory, the package's `pi.extensions` entry (`dist/pi.js`).
  *
  * Contract: registers the `--convert-to-llm` flag, the `/llm-context` command, one request handler
- * (`context_with_system` on pi 1.x, `context` on 0.73.1), the summary handlers
+ * (`context_with_system` on pi 1.x, `context` on 0.73.1, with `before_agent_start` there to redact
+ * the system prompt when `redactSecrets` is on), the summary handlers
  * (`session_before_compact`, `session_before_tree`: pi's compaction and branch summaries go through
  * the same registry when a plugin or switch is active) and a listener for plugin offers on
  * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
@@ -49,12 +51,23 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 	});
 	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
 		const { hardening, problems } = readHardening(pi);
-		host.configure(hardening);
+		host.configure(hardening, ctx.cwd);
 		reporter.warn(ctx, problems);
 		flush(ctx);
 	});
 	// The whole handler is the fail-closed boundary: whatever throws in it withholds the request.
-	pi.on(hasFullTranscript(pi) ? "context_with_system" : "context", requestHandler(host, reporter, flush));
+	if (hasFullTranscript(pi)) pi.on("context_with_system", requestHandler(host, reporter, flush));
+	else {
+		// The system prompt is not in the `context` event's messages: redacted where pi passes it on.
+		const guard = systemPromptGuard(host, reporter, ASYNC_TAP_LIMIT_MS);
+		pi.on("before_agent_start", (event, ctx: PiContext) => guard.handle(event, ctx));
+		const before = (ctx: PiContext): void => {
+			flush(ctx);
+			const why = guard.withheld();
+			if (why !== undefined) throw new Error(why);
+		};
+		pi.on("context", requestHandler(host, reporter, before));
+	}
 	// pi's summary requests use pi's own conversion and raise no request event: hardened here.
 	pi.on("session_before_compact", (event, ctx: PiContext) => hardenCompaction(host, reporter, event, ctx));
 	pi.on("session_before_tree", (event, ctx: PiContext) => hardenBranchSummary(host, reporter, event, ctx));

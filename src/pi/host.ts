@@ -5,11 +5,12 @@
  */
 
 import { pruneMessages, redactSecrets, trimToTokens } from "../filters/index.js";
-import { blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
+import { BLOCK_IMAGES_PLUGIN, blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
 import { ConvertToLlmError, type Plugin, type Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
 import { errorText, isInstance, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
+import { piSettingsPlaces } from "./pi-settings-files.js";
 import { problemText } from "./problem-text.js";
 import { hardeningText, type PiHardening, piBlocksImages } from "./settings.js";
 
@@ -38,7 +39,9 @@ export interface BuiltRegistry {
  *
  * Contract: `offer` validates what another extension sent (anything may arrive on `pi.events`) and
  * returns the problems with it; `build` returns the same registry until `offer` or `configure`
- * changes something. A plugin whose `apply` throws, or that a switch's plugin cannot stand beside, is
+ * changes something, or pi's own `images.blockImages` setting turns on or off (read on every build:
+ * while it is on, and no switch or offered plugin blocks images, the registry blocks them as pi does,
+ * so that `/llm-context` shows what pi sends; pi's own rule after the conversion then changes nothing). A plugin whose `apply` throws, or that a switch's plugin cannot stand beside, is
  * left out (the registry is rebuilt without it) and reported; the others still apply. The same plugin
  * (by name) offered by two extensions, or offered and also turned on by a switch, is used once, with
  * one warning: the last offer's, or the switch's.
@@ -48,12 +51,21 @@ export interface BuiltRegistry {
  */
 export interface Host {
 	offer(data: unknown): string[];
-	configure(hardening: PiHardening): void;
+	/** The configuration, and pi's working directory (`ctx.cwd`: where pi 0.73.1 reads its project settings). */
+	configure(hardening: PiHardening, cwd?: string): void;
 	hardening(): PiHardening;
 	/** Whether anything changes pi's conversion: an offered plugin, or a switch that is on. */
 	active(): boolean;
-	build(): BuiltRegistry;
+	/**
+	 * The registry for a chat request (`"request"`, the default; `/llm-context` shows it) or for one of
+	 * pi's summary requests (`"summary"`: the same, without `maxTokens`'s trim, which would leave the
+	 * older turns out of the summary and so out of the session for good).
+	 */
+	build(purpose?: Purpose): BuiltRegistry;
 }
+
+/** What a registry converts for: see {@link Host.build}. */
+export type Purpose = "request" | "summary";
 
 /**
  * How long an `afterConvertAsync` tap may take before the request is withheld (it may be the one
@@ -64,12 +76,22 @@ export const ASYNC_TAP_LIMIT_MS = 10_000;
 export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeoutMs = ASYNC_TAP_LIMIT_MS): Host {
 	const offered = new Map<string, OfferedPlugin>();
 	let hardening = initial;
-	let built: BuiltRegistry | undefined;
-	const imagesBlocked = () => hardening.blockImages || piBlocksImages(pi);
-	const switched = () => hardeningPlugins(hardening, imagesBlocked);
+	let places = piSettingsPlaces(process.cwd());
+	const built = new Map<string, BuiltRegistry>();
+	const piBlocks = () => piBlocksImages(pi, places);
+	const imagesBlocked = () => hardening.blockImages || piBlocks();
+	/**
+	 * Whether the registry blocks images for pi's own setting: it is on, and no switch and no offered
+	 * plugin blocks images already (the switches' block reads pi's setting itself). Asked on every
+	 * build: with the setting off, the registry is exactly the one without it.
+	 */
+	const piBlockNow = () =>
+		!hardening.blockImages && !hardening.strictImages && !offered.has(BLOCK_IMAGES_PLUGIN) && piBlocks();
 
-	const build = (): BuiltRegistry => {
-		const names = new Set(switched().map((plugin) => plugin.name));
+	const build = (purpose: Purpose, piBlock: boolean): BuiltRegistry => {
+		const switches = () => hardeningPlugins(hardening, imagesBlocked, purpose);
+		const names = new Set(switches().map((plugin) => plugin.name));
+		const switched = () => (piBlock ? [...switches(), blockImages({ enabled: piBlocks })] : switches());
 		const left = new Set<OfferedPlugin>();
 		const problems: string[] = [];
 		// The same plugin from another extension and from a switch: used once, as the user's switch sets it.
@@ -111,18 +133,25 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 				offered.delete(name);
 				offered.set(name, { plugin, from: read.from });
 			}
-			built = undefined;
+			built.clear();
 			return problems;
 		},
-		configure(next) {
+		configure(next, cwd) {
 			hardening = next;
-			built = undefined;
+			if (cwd !== undefined) places = piSettingsPlaces(cwd);
+			built.clear();
 		},
 		hardening: () => hardening,
 		active: () => offered.size > 0 || hardeningText(hardening) !== "none",
-		build() {
-			built ??= build();
-			return built;
+		build(purpose = "request") {
+			const piBlock = piBlockNow();
+			const key = piBlock ? `${purpose} pi-blocks-images` : purpose;
+			let registry = built.get(key);
+			if (registry === undefined) {
+				registry = build(purpose, piBlock);
+				built.set(key, registry);
+			}
+			return registry;
 		},
 	};
 }
@@ -173,8 +202,12 @@ function tryBuild(
 const whyNotUsed = (error: unknown): string =>
 	isInstance(error, ConvertToLlmError) ? problemText(error) : errorText(error);
 
-/** The hardening plugins for a configuration, in the order they apply. */
-function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean): Plugin[] {
+/**
+ * The hardening plugins for a configuration, in the order they apply (the registry then adds pi's
+ * own `images.blockImages` setting's block where none of these blocks images: pi applies the same
+ * rule after the conversion, so a request is unchanged, and `/llm-context` shows what is sent).
+ */
+function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, purpose: Purpose): Plugin[] {
 	const plugins: Plugin[] = [];
 	if (hardening.escapeSummaries) plugins.push(escapeSummaries());
 	if (hardening.safeFences) plugins.push(safeFences());
@@ -183,7 +216,8 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean):
 	}
 	if (hardening.lint !== "off") plugins.push(lint({ mode: hardening.lint, imagesBlocked }));
 	if (hardening.prune !== undefined) plugins.push(pruneMessages(hardening.prune));
-	if (hardening.maxTokens !== undefined) plugins.push(trimToTokens({ maxTokens: hardening.maxTokens }));
+	if (hardening.maxTokens !== undefined && purpose === "request")
+		plugins.push(trimToTokens({ maxTokens: hardening.maxTokens }));
 	if (hardening.redactSecrets === true) plugins.push(redactSecrets());
 	return plugins;
 }

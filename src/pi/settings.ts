@@ -8,6 +8,7 @@
 import { type PruneMessagesOptions, pruneMessages } from "../filters/prune-messages.js";
 import { errorText, isJsonObject } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
+import { type PiSettingsPlaces, readPiSettingsFiles } from "./pi-settings-files.js";
 
 /** The flag: `pi --convert-to-llm escapeSummaries,safeFences,strictImages,lint=repair`. */
 export const FLAG = "convert-to-llm";
@@ -205,13 +206,19 @@ export function hardeningText(hardening: PiHardening): string {
 }
 
 /**
- * pi's own `images.blockImages` setting, read as pi reads it (pi 1.x; `false` where pi cannot say):
- * both lines' `SettingsManager.getBlockImages()` return `settings.images?.blockImages ?? false`, and
- * `sdk.js` blocks when that is truthy (`"true"` and `1` block too). The one reader of the setting:
- * the block plugin and lint both ask it, on every request.
+ * pi's own `images.blockImages` setting, read as pi reads it: both lines' `SettingsManager.getBlockImages()`
+ * return `settings.images?.blockImages ?? false`, and `sdk.js` blocks when that is truthy (`"true"`
+ * and `1` block too). pi 1.x gives its merged settings (`pi.getSettings()`); pi 0.73.1 gives none, so
+ * its settings files are read at `places` (see pi-settings-files.ts), or, with no places, pi's
+ * answer is taken to be `false`. The one reader of the setting: the block plugin and lint both ask
+ * it, on every request.
  */
-export function piBlocksImages(pi: PiExtensionApi): boolean {
-	if (typeof pi.getSettings !== "function") return false;
+export function piBlocksImages(pi: PiExtensionApi, places?: PiSettingsPlaces): boolean {
+	if (typeof pi.getSettings !== "function") {
+		if (places === undefined) return false;
+		const images = readPiSettingsFiles(places).images as { blockImages?: unknown } | undefined;
+		return Boolean(isJsonObject(images) ? (images.blockImages ?? false) : false);
+	}
 	try {
 		const settings = pi.getSettings() as { images?: { blockImages?: unknown } } | null | undefined;
 		return Boolean(settings?.images?.blockImages ?? false);

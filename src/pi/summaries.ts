@@ -119,7 +119,8 @@ export async function hardenBranchSummary(
  * the summary must not be made instead (a failed conversion, or any problem under `strict`).
  */
 async function convert(host: Host, messages: unknown[], problems: string[]): Promise<Message[] | string> {
-	const { registry, problems: buildProblems, degraded } = host.build();
+	// A summary gets the whole part pi summarizes: maxTokens's trim is for chat requests (see Host.build).
+	const { registry, problems: buildProblems, degraded } = host.build("summary");
 	const strict = host.hardening().strict;
 	const conversion = await registry.runAsync(messages as AgentMessage[]);
 	for (const problem of buildProblems) if (!problems.includes(problem)) problems.push(problem);
@@ -134,7 +135,10 @@ async function convert(host: Host, messages: unknown[], problems: string[]): Pro
 }
 
 function cancel(reporter: Reporter, ctx: PiContext, what: string, why: string): SummaryResult {
-	reporter.error(ctx, [`${what} cancelled (fail closed): ${why}. Nothing was sent for it; the session is unchanged.`]);
+	const reason = why.endsWith(".") ? why.slice(0, -1) : why;
+	reporter.error(ctx, [
+		`${what} cancelled (fail closed): ${reason}. Nothing was sent for it; the session is unchanged.`,
+	]);
 	return { cancel: true };
 }
 

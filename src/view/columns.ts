@@ -96,3 +96,20 @@ export function fitLine(text: string, width: number, columns: Columns): string {
 	if (last >= 0xd800 && last <= 0xdbff) end--;
 	return columns.truncate(`${sanitize(text.slice(0, end))}${ELLIPSIS}`, width);
 }
+
+/** The SGR sequences the view's style (style.ts) writes; a history's own ESC is shown as `␛`, never written. */
+const SGR = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, "g");
+
+/**
+ * A line of the view, styled or not, cut to `width` columns: a line that fits is kept as it is;
+ * one that does not loses its styling and is cut with `…` (its text is measured without the style's
+ * escape sequences, which take no column).
+ *
+ * @example
+ * fitStyled("\x1b[1mdemo.jsonl\x1b[22m · pi session v3 · leaf a1 …", 40, terminalColumns());
+ */
+export function fitStyled(line: string, width: number, columns: Columns): string {
+	const plain = line.includes("\x1b") ? line.replace(SGR, "") : line;
+	const cut = columns.truncate(plain, width);
+	return cut === plain ? line : cut;
+}
