@@ -111,6 +111,30 @@ describe("the convert-to-llm binary", () => {
 		expect(run.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
 	});
 
+	it.each([
+		["--json", ["--json"]],
+		["the view", []],
+	])("should write to a file (%s) exactly what it writes to a pipe, text beyond ASCII included", (_what, args) => {
+		// Long enough to be written in pieces; one of the two shifts puts a surrogate pair across a piece's end.
+		for (const shift of ["", "x"]) {
+			const input = join(work, "wide-text.json");
+			const messages = [
+				{ role: "user", content: "héllo ✓ 日本語 🙂", timestamp: 1 },
+				{ role: "user", content: `${shift}${"🙂".repeat(300_000)}`, timestamp: 2 },
+			];
+			writeFileSync(input, JSON.stringify(messages));
+			const piped = spawn([...args, input]);
+			expect(piped.status).toBe(0);
+			const out = join(work, "wide-text.out");
+			const written = shell(`cli ${args.join(" ")} "${input}" > "${out}"`);
+			expect(written.status).toBe(0);
+			expect(written.stderr).toBe("");
+			expect(readFileSync(out).equals(Buffer.from(piped.stdout))).toBe(true);
+			if (args.length > 0)
+				expect(piped.stdout).toBe(`${JSON.stringify(convertToLlm(messages as never), null, 2)}\n`);
+		}
+	});
+
 	it("should read a session from stdin with -, and take --leaf, --block-images and --plugin", async () => {
 		const text = readFileSync(join(root, DEMO), "utf8");
 		const run = spawn(["--json", "--leaf", "a1000020", "--block-images", "--plugin", PLUGIN, "-"], { input: text });
@@ -272,6 +296,19 @@ describe("the convert-to-llm binary when a run cannot finish", () => {
 			expect(run.stderr).toMatch(/^(convert-to-llm: [^\n]*\n)*$/);
 			expect(run.stderr).not.toMatch(/\n\s+at |UnhandledPromiseRejection/);
 		}
+	});
+
+	it("should exit 2 with one line, not 0, when a write to a file is cut short (a file size limit)", () => {
+		const input = join(work, "long-text.json");
+		writeFileSync(input, JSON.stringify([{ role: "user", content: "x".repeat(300_000), timestamp: 1 }]));
+		const out = join(work, "long-text.out");
+		// 100 blocks of 1 KiB; SIGXFSZ ignored, so the write past the limit fails with EFBIG.
+		oneLine(
+			shell(`ulimit -f 100; trap "" XFSZ; cli --json "${input}" > "${out}"`),
+			2,
+			/^convert-to-llm: cannot write the output: EFBIG: file too large, write\./,
+		);
+		expect(statSync(out).size).toBe(100 * 1024);
 	});
 
 	it("should exit 2 with one line, not a stack trace, when stdout is a full disk (/dev/full)", () => {

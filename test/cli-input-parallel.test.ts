@@ -203,6 +203,29 @@ describe("the built worker (dist/read-worker.js)", () => {
 		);
 	});
 
+	it.skipIf(!existsSync(join(import.meta.dirname, "../dist/cli.js")))(
+		"should be started early for a long file, and ended unused when the file does not split (no compaction)",
+		() => {
+			const path = join(tmp, "uncompacted.jsonl");
+			writeLargeSession(path, 20_000, 5, 2);
+			expect(readFileSync(path).length).toBeGreaterThan(8 * 1024 * 1024);
+			const cli = join(import.meta.dirname, "../dist/cli.js");
+			const run = (args: string[], input?: string) =>
+				spawnSync(process.execPath, [cli, ...args], {
+					input,
+					env: { ...process.env, NODE_DEBUG: "worker" },
+					maxBuffer: 256 * 1024 * 1024,
+					encoding: "utf8",
+					timeout: 60_000,
+				});
+			const fromFile = run(["--json", path]);
+			const fromStdin = run(["--json", "-"], readFileSync(path, "utf8"));
+			expect(fromFile.status).toBe(0);
+			expect(fromFile.stderr).toContain("read-worker.js");
+			expect(fromFile.stdout).toBe(fromStdin.stdout);
+		},
+	);
+
 	it.skipIf(!existsSync(join(import.meta.dirname, "../dist/cli.js"))).each(["cli.js", "cli.cjs"])(
 		"should be started by the built CLI (dist/%s) on a long session, whose output is the one-thread read's",
 		(bin) => {

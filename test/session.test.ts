@@ -245,6 +245,28 @@ describe("buildSessionContext", () => {
 		]);
 	});
 
+	it("should take a parent id that several entries hold to be the last of them, as pi's map does", () => {
+		// The entry before holds the id, and so does a later one: pi's map gives the later one.
+		const later = jsonl(HEADER, user("a", null, "one"), user("b", "a", "two"), user("a", null, "other"));
+		expect(texts(later, { leafId: "b" })).toEqual(["user:other", "user:two"]);
+		const onPath = jsonl(HEADER, user("a", null, "one"), user("b", "a", "two"), user("a", "b", "three"));
+		expect(texts(onPath)).toEqual(["user:two", "user:three"]);
+		expect(readSession(onPath).problems.map((p) => p.kind)).toEqual(["loop"]);
+	});
+
+	it("should walk a chain of distinct ids whose parents are not the entries before them", () => {
+		const text = jsonl(
+			HEADER,
+			user("a", null, "one"),
+			user("c", "b", "three"),
+			user("b", "a", "two"),
+			user("x", "a", "off the path"),
+			user("d", "c", "four"),
+		);
+		expect(texts(text)).toEqual(["user:one", "user:two", "user:three", "user:four"]);
+		expect(readSession(text).problems).toEqual([]);
+	});
+
 	it("should start at an entry whose parent is missing, and report it", () => {
 		const context = readSession(jsonl(HEADER, user("a", "gone", "one"), user("b", "a", "two")));
 		expect(context.messages).toHaveLength(2);

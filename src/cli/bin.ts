@@ -5,6 +5,8 @@
  * never a stack trace, and never 0 for a run that did not finish; and it ends when `main` is done,
  * whatever timers a plugin left running.
  */
+import { fstatSync, writeSync } from "node:fs";
+import { isatty } from "node:tty";
 import { errorText } from "../values.js";
 import { oneLine } from "../view/style.js";
 import { codeOf, ExitCode, writeFailed } from "./cli-error.js";
@@ -45,11 +47,12 @@ const stray = (what: string) => (cause: unknown) =>
 process.on("unhandledRejection", stray("a promise rejected"));
 process.on("uncaughtException", stray("an error was thrown"));
 
+const direct = fileStdout();
 main({
 	argv: process.argv.slice(2),
 	cwd: process.cwd(),
 	env: process.env,
-	stdout: process.stdout,
+	stdout: direct ?? process.stdout,
 	stderr: process.stderr,
 	readStdin: (maxBytes) => readStreamBounded(process.stdin, maxBytes),
 	stdin: process.stdin,
@@ -72,9 +75,55 @@ function exitWhenWritten(code: number): void {
 		open--;
 		if (open === 0) process.exit(code);
 	};
-	process.stdout.write("", (error?: Error | null) => (error ? stdoutFailed(error) : written()));
+	// A file's stream writes as it is called: nothing waits in it (and an empty write to /dev/full fails).
+	if (direct !== undefined) written();
+	else process.stdout.write("", (error?: Error | null) => (error ? stdoutFailed(error) : written()));
 	// Nothing is left to say where stderr fails.
 	process.stderr.write("", written);
 	// A reader that never reads (a stalled pipe) does not hold the process past this.
 	setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+}
+
+/** Characters written at a time to a file: each piece is encoded into a buffer that is then reused. */
+const PIECE = 256 * 1024;
+
+/**
+ * Standard output written straight to its file descriptor where it is a file or a device other than a
+ * terminal (`> out.json`, `> /dev/null`). Node's own stream for such an output writes each text
+ * synchronously too, but only after measuring it and copying it into a new buffer (about 60 ms for
+ * a 40 MB `--json` output, against 30 written here in pieces); anywhere else (a pipe, a terminal),
+ * `process.stdout`. A write cut short (a full disk) writes the rest, which then fails with the
+ * disk's error.
+ */
+function fileStdout(): { write(text: string): boolean; isTTY: false } | undefined {
+	try {
+		const stats = fstatSync(1);
+		if (!(stats.isFile() || stats.isCharacterDevice()) || isatty(1)) return undefined;
+	} catch {
+		return undefined;
+	}
+	return {
+		isTTY: false,
+		write(text: string): boolean {
+			for (let at = 0; at < text.length; ) {
+				let end = Math.min(text.length, at + PIECE);
+				// A piece never ends between the two halves of a surrogate pair (each would be written as U+FFFD).
+				const last = text.charCodeAt(end - 1);
+				if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+				writePiece(at === 0 && end === text.length ? text : text.slice(at, end));
+				at = end;
+			}
+			return true;
+		},
+	};
+}
+
+function writePiece(piece: string): void {
+	const written = writeSync(1, piece);
+	// Bytes are never fewer than characters: fewer bytes than characters is a write cut short (by a
+	// full disk, a size limit). One cut short within a piece's other bytes fails at the next write.
+	if (written < piece.length) {
+		const bytes = Buffer.from(piece);
+		for (let at = written; at < bytes.length; ) at += writeSync(1, bytes, at, bytes.length - at);
+	}
 }

@@ -3,7 +3,15 @@ import { resolve } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { InvalidSessionError } from "../errors.js";
 import type { ContextEditEffect } from "../session/context-types.js";
-import { readInParallel, type SplitPlan, type StartRunner, splitPlan } from "../session/parallel-read.js";
+import {
+	MIN_PARALLEL_BYTES,
+	readInParallel,
+	type SplitPlan,
+	type StartedWorker,
+	type StartRunner,
+	splitPlan,
+	startWorker,
+} from "../session/parallel-read.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { omittedText } from "../session/problems.js";
 import type { ReadSessionResult } from "../session/read.js";
@@ -49,7 +57,7 @@ export interface InputSource {
 	maxBytes: number;
 	/**
 	 * How a long session file is read on two threads (see parallel-read.ts): the smallest file to
-	 * split (8 MiB), the most of it the start takes (`START_SHARE`, 0.42), and what reads the start (a worker
+	 * split (8 MiB), the most of it the start takes (`START_SHARE`, 0.48), and what reads the start (a worker
 	 * thread). Tests set them.
 	 */
 	parallel?: { minBytes?: number; share?: number; runStart?: StartRunner };
@@ -70,7 +78,7 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		// context send one of them after all, the file is read again, whole.
 		const hint = source.spec === "-" ? undefined : compactionHint(source);
 		if (hint?.plan !== undefined) {
-			const read = await inParallel(source, name, hint.plan);
+			const read = await inParallel(source, name, hint.plan, hint.runStart);
 			if (read?.kind === "session") return fromSession(read.result, name, source.leaf);
 			if (read?.kind === "again") return fromStream(await streamed(source, name, undefined), name, source.leaf);
 		}
@@ -89,16 +97,24 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 }
 
 /**
- * The entry the latest compaction of the file keeps from, read from its end (see slim.ts); nothing
- * when the file cannot be read here (reading it then says why).
+ * The entry the latest compaction of the file keeps from, read from its end (see slim.ts), and for a
+ * long file, where it splits and what reads its start (a worker thread, started before the end is
+ * read); nothing when the file cannot be read here (reading it then says why).
  */
-function compactionHint(source: InputSource): { keptId: string | undefined; plan?: SplitPlan } | undefined {
+function compactionHint(
+	source: InputSource,
+): { keptId: string | undefined; plan?: SplitPlan; runStart?: StartRunner } | undefined {
 	let fd: number | undefined;
+	let worker: StartedWorker | undefined;
 	try {
 		// Not blocking: a FIFO is refused by fileChunks, not waited on here.
 		fd = openSync(resolve(source.cwd, source.spec), constants.O_RDONLY | constants.O_NONBLOCK);
 		const stats = fstatSync(fd);
 		if (!stats.isFile() || stats.size > source.maxBytes) return undefined;
+		const runStart = source.parallel?.runStart;
+		if (runStart === undefined && stats.size >= (source.parallel?.minBytes ?? MIN_PARALLEL_BYTES)) {
+			worker = startWorker();
+		}
 		const file = fd;
 		const read: ReadAt = (buffer, position) => {
 			let filled = 0;
@@ -109,8 +125,10 @@ function compactionHint(source: InputSource): { keptId: string | undefined; plan
 		};
 		const compaction = latestCompaction(read, stats.size);
 		const plan = splitPlan(read, stats.size, compaction, source.parallel?.minBytes, source.parallel?.share);
-		return { keptId: compaction?.keptId, plan };
+		if (plan === undefined) worker?.cancel();
+		return { keptId: compaction?.keptId, plan, runStart: runStart ?? worker?.run };
 	} catch {
+		worker?.cancel();
 		return undefined;
 	} finally {
 		if (fd !== undefined) closeSync(fd);
@@ -121,12 +139,12 @@ function compactionHint(source: InputSource): { keptId: string | undefined; plan
  * A long session file read on two threads (see parallel-read.ts); `undefined` when it cannot be
  * (then it is read on one).
  */
-function inParallel(source: InputSource, name: string, plan: SplitPlan) {
+function inParallel(source: InputSource, name: string, plan: SplitPlan, runStart: StartRunner | undefined) {
 	return readInParallel(
 		{ path: resolve(source.cwd, source.spec), end: plan.end, slimUntil: plan.slimUntil, file: name },
 		fileChunks(source.spec, source.cwd, source.maxBytes, plan.end),
 		{ leafId: source.leaf, file: name },
-		source.parallel?.runStart,
+		runStart,
 	);
 }
 

@@ -138,7 +138,9 @@ async function run(io: CliIo): Promise<number> {
 	if (options.json && !options.explain) {
 		// The fast path, and exactly `convertAsync`: strict registries throw here.
 		const output = await finished(registry.convertAsync(input.messages), () => []);
-		const code = write(io, `${json(stringify(() => JSON.stringify(output, null, 2)))}\n`);
+		// The text and its newline as two writes: one string of both would be copied whole to join them.
+		const code = write(io, json(stringify(() => JSON.stringify(output, null, 2))));
+		if (code === ExitCode.OK) write(io, "\n");
 		writeWarnings(io, warnings, false);
 		return code;
 	}

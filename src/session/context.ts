@@ -1,4 +1,5 @@
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
+import { EntryLinks } from "./entry-links.js";
 import { walkToRoot } from "./path.js";
 import { ProblemLog } from "./problems.js";
 import {
@@ -67,15 +68,8 @@ export function buildContextWith(
 		where: (at) => `entry ${capped((entries[at] as SessionEntry).id)} (line ${lines[at]})`,
 	};
 
-	// Read each entry's links once: entries have many shapes, so every property read is a slow one.
-	const byId = new Map<string, number>();
-	const parents: (string | null)[] = new Array(entries.length);
-	for (let i = 0; i < entries.length; i++) {
-		const entry = entries[i] as SessionEntry;
-		byId.set(entry.id, i);
-		parents[i] = entry.parentId;
-	}
-	const leaf = findLeaf(session, byId, options, log);
+	const links = new EntryLinks(entries);
+	const leaf = findLeaf(session, links, options, log);
 	const result: SessionContext = {
 		messages: [],
 		entryIds: [],
@@ -92,7 +86,7 @@ export function buildContextWith(
 		return result;
 	}
 
-	const path = walkToRoot(parents, byId, leaf, reporter);
+	const path = walkToRoot(links, leaf, reporter);
 	result.pathLength = path.length;
 
 	let compaction = -1;
@@ -105,7 +99,7 @@ export function buildContextWith(
 		} else if (entry.type === "compaction") compaction = p;
 		else if (!KNOWN_ENTRY_TYPES.has(entry.type)) reportUnknown(entry, path[p] as number, reporter);
 	}
-	const chosen = contextEntries(entries, path, compaction);
+	const chosen = contextEntries(entries, links.ids, path, compaction);
 	whole?.(chosen);
 	project(session, chosen, result, reporter);
 	result.problemCounts = log.summary();
@@ -120,17 +114,12 @@ const NOT_AN_ENTRY = -2;
  * The entry to build from, as pi's `buildSessionPath` finds it: `leafId`, or the last line pi kept
  * when `leafId` is undefined, `""` or unknown (the last two reported).
  */
-function findLeaf(
-	session: ParsedSession,
-	byId: ReadonlyMap<string, number>,
-	options: BuildContextOptions,
-	log: ProblemLog,
-): number {
+function findLeaf(session: ParsedSession, links: EntryLinks, options: BuildContextOptions, log: ProblemLog): number {
 	const { leafId, file } = options;
 	if (leafId === null) return NONE;
 	const { entries, lines, nonEntryLastLine } = session;
 	if (leafId !== undefined) {
-		const found = leafId === "" ? undefined : byId.get(leafId);
+		const found = leafId === "" ? undefined : links.indexOf(leafId);
 		if (found !== undefined) return found;
 		log.add("unknown-leaf", { entryId: leafId }, () => {
 			const where = file === undefined ? "The session" : `"${file}"`;
@@ -156,24 +145,30 @@ function findLeaf(
 
 /**
  * pi 1.6.0's `buildContextEntries`: the path, or with a compaction on it, the latest compaction, the
- * kept entries before it that are not `system` messages, and every entry after it.
+ * kept entries before it that are not `system` messages, and every entry after it. `ids` are the
+ * entries' ids, read once (an entry's own fields are slow to read: entries have many shapes).
  */
-function contextEntries(entries: readonly SessionEntry[], path: readonly number[], compaction: number): number[] {
+function contextEntries(
+	entries: readonly SessionEntry[],
+	ids: readonly unknown[],
+	path: readonly number[],
+	compaction: number,
+): number[] {
 	if (compaction === -1) return path as number[];
 	const latest = entries[path[compaction] as number] as CompactionEntry;
 	// pi looks the compaction up again by id: with duplicate ids that is the first one on the path.
 	let end = 0;
 	while (end < path.length) {
-		const candidate = entries[path[end] as number] as SessionEntry;
-		if (candidate.type === "compaction" && candidate.id === latest.id) break;
+		const at = path[end] as number;
+		if (ids[at] === latest.id && (entries[at] as SessionEntry).type === "compaction") break;
 		end++;
 	}
 	const chosen = [path[compaction] as number];
-	let kept = false;
-	for (let p = 0; p < end; p++) {
-		const entry = entries[path[p] as number] as SessionEntry;
-		if (entry.id === latest.firstKeptEntryId) kept = true;
-		if (kept && !isSystemEntry(entry)) chosen.push(path[p] as number);
+	const keptId = latest.firstKeptEntryId;
+	let p = 0;
+	while (p < end && ids[path[p] as number] !== keptId) p++;
+	for (; p < end; p++) {
+		if (!isSystemEntry(entries[path[p] as number] as SessionEntry)) chosen.push(path[p] as number);
 	}
 	for (let p = end + 1; p < path.length; p++) chosen.push(path[p] as number);
 	return chosen;

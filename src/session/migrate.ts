@@ -34,9 +34,15 @@ export function migrateEntries(raw: readonly unknown[], lines: readonly number[]
 	const entries: SessionEntry[] = [];
 	const entryLines: number[] = [];
 	if (version >= CURRENT_SESSION_VERSION) {
+		let first = 1;
+		while (first < raw.length && isEntry(raw[first])) first++;
+		// Every value an entry (as in a file pi wrote): copied whole, not pushed one by one.
+		if (first === raw.length) {
+			return { header, version, entries: raw.slice(1) as SessionEntry[], lines: lines.slice(1) };
+		}
 		for (let i = 1; i < raw.length; i++) {
 			const entry = raw[i];
-			if (!isJsonObject(entry) || entry.type === "session") continue;
+			if (!isEntry(entry)) continue;
 			entries.push(entry as unknown as SessionEntry);
 			entryLines.push(lines[i] as number);
 		}
@@ -67,6 +73,9 @@ export function migrateEntries(raw: readonly unknown[], lines: readonly number[]
 	}
 	return { header: { ...header, version: CURRENT_SESSION_VERSION }, version, entries, lines: entryLines };
 }
+
+/** Whether a kept value is an entry: an object, and not a (second) session header. */
+const isEntry = (value: unknown): boolean => isJsonObject(value) && value.type !== "session";
 
 /**
  * v1 → v2: `firstKeptEntryIndex` (an index among the values pi kept, header included) becomes

@@ -1,19 +1,17 @@
 /** The path of a context: the chain of parent links from the leaf to a root, stopped where it breaks. */
+import type { EntryLinks } from "./entry-links.js";
 import { capped, type Reporter } from "./project.js";
 
 /** What to do about a broken parent link. */
 const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafId.";
 
 /**
- * Indices of the entries from the root to `leaf`. Stops at a missing parent or a loop (pi would hang
- * on one), and reports it.
+ * Indices of the entries from the root to `leaf`, each parent found as pi's map finds it
+ * ({@link EntryLinks.parentOf}). Stops at a missing parent or a loop (pi would hang on one), and
+ * reports it.
  */
-export function walkToRoot(
-	parents: readonly (string | null)[],
-	byId: ReadonlyMap<string, number>,
-	leaf: number,
-	reporter: Reporter,
-): number[] {
+export function walkToRoot(links: EntryLinks, leaf: number, reporter: Reporter): number[] {
+	const parents = links.parents;
 	const path: number[] = [];
 	const onPath = new Uint8Array(parents.length);
 	let current = leaf;
@@ -22,7 +20,7 @@ export function walkToRoot(
 		path.push(current);
 		const parentId = parents[current];
 		if (!parentId) break;
-		const parent = byId.get(parentId);
+		const parent = links.parentOf(current, parentId);
 		if (parent === undefined) {
 			const at = current;
 			reporter.report(

@@ -25,6 +25,25 @@ export function slimEntry(value: RawEntry): RawEntry {
 	return slimMessageEntry(value.id, value.parentId, message.role, message.provider, message.model);
 }
 
+/**
+ * A slim entry: its own fields are a message entry's (in the order pi writes them), and its mark is
+ * its prototype's, so that each is made as fast as a plain object (an object literal with the mark
+ * as a field of its own is made about four times more slowly).
+ */
+class SlimEntry {
+	readonly type = "message";
+	readonly id: unknown;
+	readonly parentId: unknown;
+	readonly message: { role: unknown; provider: unknown; model: unknown };
+
+	constructor(id: unknown, parentId: unknown, role: unknown, provider: unknown, model: unknown) {
+		this.id = id;
+		this.parentId = parentId;
+		this.message = { role, provider, model };
+	}
+}
+Object.defineProperty(SlimEntry.prototype, SLIM, { value: true });
+
 /** The slim `message` entry with these fields (what {@link slimEntry} makes of a message entry). */
 export function slimMessageEntry(
 	id: unknown,
@@ -33,7 +52,7 @@ export function slimMessageEntry(
 	provider: unknown,
 	model: unknown,
 ): RawEntry {
-	return { type: "message", id, parentId, message: { role, provider, model }, [SLIM]: true };
+	return new SlimEntry(id, parentId, role, provider, model) as unknown as RawEntry;
 }
 
 /** Whether `value` is a slim entry ({@link slimEntry}). */

@@ -150,9 +150,12 @@ export function decodeStart(encoded: EncodedStart): ParsedStart {
 		);
 		previousId = id;
 	}
+	// A loop, not `Array.from`, which takes five times as long.
+	const lines: number[] = new Array(encoded.lines.length);
+	for (let i = 0; i < lines.length; i++) lines[i] = encoded.lines[i] as number;
 	return {
 		raw,
-		lines: Array.from(encoded.lines),
+		lines,
 		problems: encoded.problems,
 		counts: encoded.counts,
 	};
