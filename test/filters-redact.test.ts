@@ -129,6 +129,15 @@ const POSITIONS: Record<string, (text: string) => AgentMessage[]> = {
 
 const registry = () => createDefaultRegistry({ strict: true }).use(redactSecrets());
 
+/** secretlint's scanner, recording the length of each text it is given into `texts`. */
+const recordingSecretlint = (texts: number[]) => async () => {
+	const real = await loadSecretlint();
+	return (text: string) => {
+		texts.push(text.length);
+		return real(text);
+	};
+};
+
 describe("redactSecrets", () => {
 	it(`should find ${SECRETS.length} secrets of ${new Set(SECRETS.map((s) => s.kind)).size} kinds`, () => {
 		expect(SECRETS.length).toBeGreaterThanOrEqual(40);
@@ -230,17 +239,7 @@ describe("redactSecrets", () => {
 			user(`GET /api/${i} 200\nAuthorization: token ${token(i)}\n${"x".repeat(40)}`),
 		);
 		const texts: number[] = [];
-		const registry = createDefaultRegistry().use(
-			redactSecrets({
-				loadScanner: async () => {
-					const real = await loadSecretlint();
-					return (text) => {
-						texts.push(text.length);
-						return real(text);
-					};
-				},
-			}),
-		);
+		const registry = createDefaultRegistry().use(redactSecrets({ loadScanner: recordingSecretlint(texts) }));
 		const sent = JSON.stringify(await registry.convertAsync(history));
 		expect(texts.length).toBeGreaterThan(2);
 		expect(Math.max(...texts)).toBeLessThanOrEqual(64 * 1024);
@@ -253,17 +252,7 @@ describe("redactSecrets", () => {
 		const long = `${"ordinary output line\n".repeat(5000)}${github.text}\n${"more output\n".repeat(10)}`;
 		expect(long.length).toBeGreaterThan(64 * 1024);
 		const texts: number[] = [];
-		const registry = createDefaultRegistry().use(
-			redactSecrets({
-				loadScanner: async () => {
-					const real = await loadSecretlint();
-					return (text) => {
-						texts.push(text.length);
-						return real(text);
-					};
-				},
-			}),
-		);
+		const registry = createDefaultRegistry().use(redactSecrets({ loadScanner: recordingSecretlint(texts) }));
 		const sent = JSON.stringify(await registry.convertAsync([user("short"), user(long), user("after")]));
 		expect(sent).not.toContain(github.value);
 		expect(texts).toContain(long.length);
