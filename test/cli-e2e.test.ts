@@ -298,18 +298,25 @@ describe("the convert-to-llm binary when a run cannot finish", () => {
 		}
 	});
 
-	it("should exit 2 with one line, not 0, when a write to a file is cut short (a file size limit)", () => {
-		const input = join(work, "long-text.json");
-		writeFileSync(input, JSON.stringify([{ role: "user", content: "x".repeat(300_000), timestamp: 1 }]));
-		const out = join(work, "long-text.out");
-		// 100 blocks of 1 KiB; SIGXFSZ ignored, so the write past the limit fails with EFBIG.
-		oneLine(
-			shell(`ulimit -f 100; trap "" XFSZ; cli --json "${input}" > "${out}"`),
-			2,
-			/^convert-to-llm: cannot write the output: EFBIG: file too large, write\./,
-		);
-		expect(statSync(out).size).toBe(100 * 1024);
-	});
+	it.each([
+		["ASCII, --json", "x", "--json"],
+		["two-byte characters, --json --explain (one write)", "é", "--json --explain"],
+		["two-byte characters, --html=- (one write)", "é", "--html=-"],
+	])(
+		"should exit 2 with one line, not 0, when a write to a file is cut short (a file size limit): %s",
+		(_name, unit, args) => {
+			const input = join(work, "long-text.json");
+			writeFileSync(input, JSON.stringify([{ role: "user", content: unit.repeat(300_000), timestamp: 1 }]));
+			const out = join(work, "long-text.out");
+			// 100 blocks of 1 KiB; SIGXFSZ ignored, so the write past the limit fails with EFBIG.
+			oneLine(
+				shell(`ulimit -f 100; trap "" XFSZ; cli ${args} "${input}" > "${out}"`),
+				2,
+				/^convert-to-llm: cannot write the output: EFBIG: file too large, write\./,
+			);
+			expect(statSync(out).size).toBe(100 * 1024);
+		},
+	);
 
 	it("should exit 2 with one line, not a stack trace, when stdout is a full disk (/dev/full)", () => {
 		for (const args of ["--json", "--explain", ""]) {

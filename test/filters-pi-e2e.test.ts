@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "./support/pi-cli/fake-provider.js";
-import type { PiLine } from "./support/pi-cli/rpc-client.js";
-import { piArgs, prepare, prompt, ROOT, script, withPi } from "./support/pi-cli/scenario.js";
+import { type PiLine, type PiRpc, SETTLED } from "./support/pi-cli/rpc-client.js";
+import { notices, piArgs, prepare, prompt, ROOT, script, withPi } from "./support/pi-cli/scenario.js";
 import { SECRETS } from "./support/secret-corpus.js";
 
 let fake: FakeProvider;
@@ -30,6 +30,8 @@ afterAll(async () => {
 const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
 const aws = SECRETS.find((s) => s.kind === "aws-secret-access-key") as (typeof SECRETS)[number];
 const slack = SECRETS.find((s) => s.kind === "slack-bot-token") as (typeof SECRETS)[number];
+/** The test extension whose /trigger and /tools-trigger start turns with pi.sendMessage, not a prompt. */
+const TRIGGER_EXTENSION = join(ROOT, "test/support/pi-cli/trigger-extension.mjs");
 /** The project's AGENTS.md: pi puts it in the system prompt of every chat turn. */
 const AGENTS_MD = `# Notes\nDeploy note: ${slack.text}\n`;
 
@@ -65,6 +67,34 @@ describe.each([
 		);
 		return fake.bodies.splice(0);
 	}
+
+	it("should send no AGENTS.md secret on turns that do not start from a prompt (another extension's message, a tool change)", async () => {
+		const { dirs, session } = prepare(join(base, `${line}-trigger`), fake, modes.on);
+		writeFileSync(join(dirs.cwd, "AGENTS.md"), AGENTS_MD);
+		fake.bodies.splice(0);
+		const flags = "flags" in modes ? modes.flags : [];
+		const command = async (pi: PiRpc, message: string) => {
+			const from = pi.events.length;
+			const response = await pi.request({ type: "prompt", message });
+			if (response.success !== true) throw new Error(`${message} failed: ${JSON.stringify(response)}`);
+			await pi.waitFor((event) => event.type === SETTLED[pi.line], 20_000, from);
+		};
+		const { events } = await withPi(
+			{ dirs, args: piArgs(session, [ROOT, TRIGGER_EXTENSION], flags), line: line as PiLine, lifetimeMs: 60_000 },
+			async (pi) => {
+				await command(pi, "/trigger");
+				await prompt(pi, "And now?");
+				await command(pi, "/trigger");
+				await command(pi, "/tools-trigger");
+			},
+		);
+		const bodies = fake.bodies.splice(0);
+		expect(bodies.length, "requests sent").toBeGreaterThanOrEqual(2);
+		expect(bodies.filter((body) => body.includes(slack.value))).toEqual([]);
+		expect(bodies.some((body) => body.includes("Deploy note: SLACK_BOT_TOKEN=[REDACTED:"))).toBe(true);
+		// pi 0.73.1 sends the first /trigger's turn with its own unredacted prompt: that request is withheld, and said so.
+		if (line === "0.73.1") expect(notices(events, "error").join("\n")).toContain("its system prompt holds a secret");
+	}, 120_000);
 
 	it("should send no planted secret in any request body, the compaction's included", async () => {
 		// Without the switch (the extension loaded), both secrets reach a chat turn and the compaction request.

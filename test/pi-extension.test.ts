@@ -651,14 +651,19 @@ describe("createHost with pi's own images.blockImages and no switch", () => {
 	] as unknown as AgentMessage[];
 
 	it.each([true, false])(
-		"should convert as pi's own closure does with the setting %s (what /llm-context shows is what pi sends)",
+		"should show in the view what pi's own closure sends with the setting %s, and leave requests to pi",
 		async (blocked) => {
 			const upstream = await createUpstreamBlockImages(blocked);
 			try {
 				const host = createHost(piReading(undefined, { images: { blockImages: blocked } }), DEFAULT_HARDENING);
-				const { output, problems } = await host.build().registry.runAsync(history);
+				const { output, problems } = await host.build("view").registry.runAsync(history);
 				expect(problems).toEqual([]);
 				expect(JSON.stringify(output)).toBe(JSON.stringify(upstream.convert(history)));
+				// A request's and a summary's registry leave the rule to pi, which applies it after them.
+				for (const purpose of ["request", "summary"] as const) {
+					const sent = (await host.build(purpose).registry.runAsync(history)).output;
+					expect(JSON.stringify(sent)).toBe(JSON.stringify(convertToLlm(history)));
+				}
 				// pi applies its closure after the extension's conversion: it then changes nothing.
 				expect(JSON.stringify(upstream.convert(output as unknown as AgentMessage[]))).toBe(JSON.stringify(output));
 			} finally {
@@ -667,16 +672,16 @@ describe("createHost with pi's own images.blockImages and no switch", () => {
 		},
 	);
 
-	it("should read the setting on every request, as pi does (a change in /settings counts at once)", async () => {
+	it("should read the setting for every view, as pi does on every request (a change in /settings counts at once)", async () => {
 		const settings = { images: { blockImages: false } };
 		const host = createHost(piReading(undefined, settings), DEFAULT_HARDENING);
-		const unblocked = host.build().registry;
+		const unblocked = host.build("view").registry;
 		expect(JSON.stringify((await unblocked.runAsync(history)).output)).toContain("AAAA");
 		settings.images.blockImages = true;
-		expect(JSON.stringify((await host.build().registry.runAsync(history)).output)).not.toContain("AAAA");
+		expect(JSON.stringify((await host.build("view").registry.runAsync(history)).output)).not.toContain("AAAA");
 		settings.images.blockImages = false;
 		// Off again: the very registry made without the setting (nothing of it left behind).
-		expect(host.build().registry).toBe(unblocked);
+		expect(host.build("view").registry).toBe(unblocked);
 	});
 
 	it("should read pi 0.73.1's project settings file in the working directory configure() is given", async () => {
@@ -692,7 +697,7 @@ describe("createHost with pi's own images.blockImages and no switch", () => {
 			] as unknown as AgentMessage[];
 			expect(JSON.stringify((await host.build().registry.runAsync(odd)).output)).not.toContain("CCCC");
 			host.configure(DEFAULT_HARDENING, cwd);
-			expect(JSON.stringify((await host.build().registry.runAsync(history)).output)).not.toContain("AAAA");
+			expect(JSON.stringify((await host.build("view").registry.runAsync(history)).output)).not.toContain("AAAA");
 		} finally {
 			rmSync(cwd, { recursive: true, force: true });
 		}
@@ -701,7 +706,7 @@ describe("createHost with pi's own images.blockImages and no switch", () => {
 	it("should leave images to an offered blockImages plugin, with no warning and no conflict", async () => {
 		const host = createHost(piReading(undefined, { images: { blockImages: true } }), DEFAULT_HARDENING);
 		host.offer({ from: "other-ext", plugins: [blockImages({ enabled: false })] });
-		const built = host.build();
+		const built = host.build("view");
 		expect(built.problems).toEqual([]);
 		expect(built.plugins.map((item) => item.from)).toEqual(["other-ext"]);
 		expect(JSON.stringify((await built.registry.runAsync(history)).output)).toContain("AAAA");

@@ -91,4 +91,46 @@ describe("systemPromptGuard", () => {
 		expect(await guard.handle({ systemPrompt: PROMPT }, ctx)).toEqual({ systemPrompt: WITHHELD_SYSTEM_PROMPT });
 		expect(guard.withheld()).toBeDefined();
 	});
+
+	describe("check, before each request", () => {
+		const withPrompt = (prompt: unknown) => ({ ...recordingCtx().ctx, getSystemPrompt: () => prompt }) as PiContext;
+
+		it("should pass the prompt it redacted, and a clean prompt it never saw", async () => {
+			const guard = systemPromptGuard(createHost(pi, on({ redactSecrets: true })), createReporter(), 10_000);
+			const result = await guard.handle({ systemPrompt: PROMPT }, recordingCtx().ctx);
+			await expect(guard.check(withPrompt(result?.systemPrompt))).resolves.toBeUndefined();
+			await expect(guard.check(withPrompt("A prompt no handler saw, with no secret."))).resolves.toBeUndefined();
+		});
+
+		it("should reject a prompt holding a secret that did not pass through before_agent_start", async () => {
+			const guard = systemPromptGuard(createHost(pi, on({ redactSecrets: true })), createReporter(), 10_000);
+			await expect(guard.check(withPrompt(PROMPT))).rejects.toThrow("its system prompt holds a secret");
+		});
+
+		it("should reject every request of a turn whose prompt was withheld", async () => {
+			const failing = (): Plugin => ({
+				name: "test:failing",
+				apply(registry) {
+					registry.hooks.afterConvertAsync.tapPromise("test:failing", async () => {
+						throw new Error("no scanner");
+					});
+				},
+			});
+			const guard = systemPromptGuard(
+				createHost(pi, on({ redactSecrets: true })),
+				createReporter(),
+				10_000,
+				failing,
+			);
+			await guard.handle({ systemPrompt: PROMPT }, recordingCtx().ctx);
+			await expect(guard.check(withPrompt(WITHHELD_SYSTEM_PROMPT))).rejects.toThrow("could not be scanned");
+		});
+
+		it("should ask nothing with the switch off, or where pi gives no system prompt", async () => {
+			const off = systemPromptGuard(createHost(pi, DEFAULT_HARDENING), createReporter(), 10_000);
+			await expect(off.check(withPrompt(PROMPT))).resolves.toBeUndefined();
+			const on_ = systemPromptGuard(createHost(pi, on({ redactSecrets: true })), createReporter(), 10_000);
+			await expect(on_.check(recordingCtx().ctx)).resolves.toBeUndefined();
+		});
+	});
 });

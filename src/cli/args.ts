@@ -92,7 +92,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		const dashed = code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && text.includes("ambiguous") ? option : undefined;
 		const what =
 			dashed !== undefined
-				? `${dashed} is followed by a value that starts with "-", which reads like another option; write it as ${dashed}=<value> (for example ${dashed}=-1).`
+				? `${dashed} is followed by a value that starts with "-", which reads like another option; to give that value, write it as ${dashed}=<value>.`
 				: unknown === undefined
 					? text.replace(/\.?$/, ".")
 					: `unknown option ${unknown}.`;

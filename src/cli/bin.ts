@@ -120,10 +120,15 @@ function fileStdout(): { write(text: string): boolean; isTTY: false } | undefine
 
 function writePiece(piece: string): void {
 	const written = writeSync(1, piece);
-	// Bytes are never fewer than characters: fewer bytes than characters is a write cut short (by a
-	// full disk, a size limit). One cut short within a piece's other bytes fails at the next write.
-	if (written < piece.length) {
-		const bytes = Buffer.from(piece);
-		for (let at = written; at < bytes.length; ) at += writeSync(1, bytes, at, bytes.length - at);
+	// Fewer bytes than the piece's UTF-8 length is a write cut short (by a full disk, a size limit):
+	// the rest is written, and the write that cannot go on throws (EFBIG, ENOSPC), so the run fails.
+	const length = written < piece.length ? -1 : Buffer.byteLength(piece);
+	if (written === length) return;
+	const bytes = Buffer.from(piece);
+	for (let at = written; at < bytes.length; ) {
+		const more = writeSync(1, bytes, at, bytes.length - at);
+		if (more <= 0)
+			throw Object.assign(new Error("the output could not be written (no byte was taken)"), { code: "EIO" });
+		at += more;
 	}
 }

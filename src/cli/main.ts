@@ -197,7 +197,10 @@ async function view(
 	});
 	for (const line of body) lines.push(line);
 	// On a terminal every line fits its width: the header and footer too, not only the messages' lines.
-	return io.stdout.isTTY ? lines.map((line) => fitStyled(line, width, columns)) : lines;
+	if (!io.stdout.isTTY) return lines;
+	// The view is laid out for 40 columns at least; a narrower terminal still gets lines that fit it.
+	const terminal = Math.max(1, Math.min(width, io.stdout.columns ?? width));
+	return lines.map((line) => fitStyled(line, terminal, columns));
 }
 
 /** `--html`: the report, to its file (saying where) or to stdout (`--html=-`). */

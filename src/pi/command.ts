@@ -24,7 +24,7 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 	try {
 		const json = args.trim() === "--json";
 		const { messages, entryIds, contextEdits } = sessionHistory(ctx.sessionManager);
-		const { registry, plugins, problems } = host.build();
+		const { registry, plugins, problems } = host.build("view");
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());

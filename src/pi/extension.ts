@@ -69,10 +69,9 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		// The system prompt is not in the `context` event's messages: redacted where pi passes it on.
 		const guard = systemPromptGuard(host, reporter, ASYNC_TAP_LIMIT_MS);
 		pi.on("before_agent_start", (event, ctx: PiContext) => guard.handle(event, ctx));
-		const before = (ctx: PiContext): void => {
+		const before = async (ctx: PiContext): Promise<void> => {
 			flush(ctx);
-			const why = guard.withheld();
-			if (why !== undefined) throw new Error(why);
+			await guard.check(ctx);
 		};
 		pi.on("context", requestHandler(host, reporter, before));
 	}

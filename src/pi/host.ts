@@ -39,9 +39,11 @@ export interface BuiltRegistry {
  *
  * Contract: `offer` validates what another extension sent (anything may arrive on `pi.events`) and
  * returns the problems with it; `build` returns the same registry until `offer` or `configure`
- * changes something, or pi's own `images.blockImages` setting turns on or off (read on every build:
- * while it is on, and no switch or offered plugin blocks images, the registry blocks them as pi does,
- * so that `/llm-context` shows what pi sends; pi's own rule after the conversion then changes nothing). A plugin whose `apply` throws, or that a switch's plugin cannot stand beside, is
+ * changes something, or (for the view) pi's own `images.blockImages` setting turns on or off: while it
+ * is on, and no switch or offered plugin blocks images, the view's registry blocks them as pi does, so
+ * that `/llm-context` shows what pi sends. A request's registry leaves that rule to pi, which applies
+ * it after the conversion as it does without the extension (so a request stays pi's own even where
+ * the extension cannot read pi's setting as pi holds it: pi 0.73.1's files changed while it runs). A plugin whose `apply` throws, or that a switch's plugin cannot stand beside, is
  * left out (the registry is rebuilt without it) and reported; the others still apply. The same plugin
  * (by name) offered by two extensions, or offered and also turned on by a switch, is used once, with
  * one warning: the last offer's, or the switch's.
@@ -57,15 +59,17 @@ export interface Host {
 	/** Whether anything changes pi's conversion: an offered plugin, or a switch that is on. */
 	active(): boolean;
 	/**
-	 * The registry for a chat request (`"request"`, the default; `/llm-context` shows it) or for one of
-	 * pi's summary requests (`"summary"`: the same, without `maxTokens`'s trim, which would leave the
-	 * older turns out of the summary and so out of the session for good).
+	 * The registry for a chat request (`"request"`, the default), for `/llm-context`'s view of the next
+	 * one (`"view"`: the same, plus pi's own `images.blockImages` rule while it is on and no switch
+	 * blocks images, since pi applies it after the conversion), or for one of pi's summary requests
+	 * (`"summary"`: without `maxTokens`'s trim, which would leave the older turns out of the summary
+	 * and so out of the session for good).
 	 */
 	build(purpose?: Purpose): BuiltRegistry;
 }
 
 /** What a registry converts for: see {@link Host.build}. */
-export type Purpose = "request" | "summary";
+export type Purpose = "request" | "view" | "summary";
 
 /**
  * How long an `afterConvertAsync` tap may take before the request is withheld (it may be the one
@@ -85,8 +89,12 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 	 * plugin blocks images already (the switches' block reads pi's setting itself). Asked on every
 	 * build: with the setting off, the registry is exactly the one without it.
 	 */
-	const piBlockNow = () =>
-		!hardening.blockImages && !hardening.strictImages && !offered.has(BLOCK_IMAGES_PLUGIN) && piBlocks();
+	const piBlockNow = (purpose: Purpose) =>
+		purpose === "view" &&
+		!hardening.blockImages &&
+		!hardening.strictImages &&
+		!offered.has(BLOCK_IMAGES_PLUGIN) &&
+		piBlocks();
 
 	const build = (purpose: Purpose, piBlock: boolean): BuiltRegistry => {
 		const switches = () => hardeningPlugins(hardening, imagesBlocked, purpose);
@@ -144,7 +152,7 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 		hardening: () => hardening,
 		active: () => offered.size > 0 || hardeningText(hardening) !== "none",
 		build(purpose = "request") {
-			const piBlock = piBlockNow();
+			const piBlock = piBlockNow(purpose);
 			const key = piBlock ? `${purpose} pi-blocks-images` : purpose;
 			let registry = built.get(key);
 			if (registry === undefined) {
@@ -203,9 +211,8 @@ const whyNotUsed = (error: unknown): string =>
 	isInstance(error, ConvertToLlmError) ? problemText(error) : errorText(error);
 
 /**
- * The hardening plugins for a configuration, in the order they apply (the registry then adds pi's
- * own `images.blockImages` setting's block where none of these blocks images: pi applies the same
- * rule after the conversion, so a request is unchanged, and `/llm-context` shows what is sent).
+ * The hardening plugins for a configuration, in the order they apply (the view's registry then adds
+ * pi's own `images.blockImages` rule where none of these blocks images: see {@link Host.build}).
  */
 function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, purpose: Purpose): Plugin[] {
 	const plugins: Plugin[] = [];
@@ -216,7 +223,7 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, 
 	}
 	if (hardening.lint !== "off") plugins.push(lint({ mode: hardening.lint, imagesBlocked }));
 	if (hardening.prune !== undefined) plugins.push(pruneMessages(hardening.prune));
-	if (hardening.maxTokens !== undefined && purpose === "request")
+	if (hardening.maxTokens !== undefined && purpose !== "summary")
 		plugins.push(trimToTokens({ maxTokens: hardening.maxTokens }));
 	if (hardening.redactSecrets === true) plugins.push(redactSecrets());
 	return plugins;

@@ -63,6 +63,8 @@ export interface PiContext {
 	cwd: string;
 	sessionManager: PiSessionManager;
 	abort(): void;
+	/** The system prompt pi's agent holds, the one the next request sends (both lines' `ExtensionContext`). */
+	getSystemPrompt?(): string;
 }
 
 /** The result of a `context` / `context_with_system` handler: the messages to use instead. */

@@ -48,7 +48,11 @@ export function createReporter(): Reporter {
 	};
 	return {
 		warn,
-		error: (ctx, problems) => show(ctx, problems, "error"),
+		error: (ctx, problems) => {
+			// What the notice leaves out is kept for /llm-context, as for warnings.
+			for (const problem of problems.slice(MAX_SHOWN)) held.add(problem);
+			show(ctx, problems, "error");
+		},
 		configuration(ctx, problems) {
 			configured = [...problems];
 			warn(ctx, problems);

@@ -66,13 +66,13 @@ export async function convertRequest(
 export function requestHandler(
 	host: Host,
 	reporter: Reporter,
-	before: (ctx: PiContext) => void,
+	before: (ctx: PiContext) => void | Promise<void>,
 ): (event: { messages: unknown[] }, ctx: PiContext) => Promise<PiContextResult> {
 	return async (event, ctx) => {
 		let messages: unknown[] = [];
 		try {
 			messages = event.messages;
-			before(ctx);
+			await before(ctx);
 			return await convertRequest(host, reporter, messages, ctx);
 		} catch (error) {
 			return withhold(reporter, messages, ctx, [], `the request could not be handled: ${errorText(error)}`);

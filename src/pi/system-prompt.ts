@@ -28,7 +28,18 @@ export interface SystemPromptGuard {
 	handle(event: { systemPrompt?: unknown }, ctx: PiContext): Promise<SystemPromptResult>;
 	/** Why the current turn's system prompt was withheld, or `undefined`. */
 	withheld(): string | undefined;
+	/**
+	 * Before a request: the system prompt pi's agent is about to send (`ctx.getSystemPrompt()`) is one
+	 * this guard passed, or is scanned now; rejects (the request is then withheld) when the turn's
+	 * prompt was withheld, or the prompt holds a secret pi gave no chance to redact (a turn that did
+	 * not start from a prompt, such as an extension's message, or a prompt changed after this
+	 * extension's `before_agent_start`).
+	 */
+	check(ctx: PiContext): Promise<void>;
 }
+
+/** Prompts a guard remembers having passed (a session has a few: per tool set, per reload). */
+const VETTED = 16;
 
 /**
  * A guard that redacts each turn's system prompt while the `redactSecrets` switch is on, with its own
@@ -39,8 +50,10 @@ export interface SystemPromptGuard {
  * `undefined` (pi's prompt unchanged). A prompt with no secret is returned as it is; one with
  * secrets, redacted. When the scan fails or does not finish in `asyncTimeoutMs`, shows an error,
  * aborts pi's run, returns {@link WITHHELD_SYSTEM_PROMPT} and `withheld()` says why until the next
- * turn's prompt is scanned. Only what pi passes through the event is scanned: an extension loaded
- * after this one that changes the prompt later, and the tool definitions pi sends beside it, are not.
+ * turn's prompt is scanned. `check` then stands before each request: a prompt pi is about to send
+ * that the guard did not pass (an extension loaded after this one changed it, or the turn did not
+ * start from a prompt) is scanned there, and one that holds a secret withholds the request, since a
+ * request event cannot change the prompt. The tool definitions pi sends beside it are not scanned.
  *
  * @example
  * const guard = systemPromptGuard(host, reporter);
@@ -54,6 +67,11 @@ export function systemPromptGuard(
 ): SystemPromptGuard {
 	let registry: Registry | undefined;
 	let why: string | undefined;
+	const vetted = new Set<string>();
+	const pass = (prompt: string): void => {
+		if (vetted.size >= VETTED) vetted.clear();
+		vetted.add(prompt);
+	};
 
 	const redact = async (prompt: string): Promise<string> => {
 		registry ??= createRegistry({ asyncTimeoutMs }).use(modelRoles).use(redactor());
@@ -75,6 +93,7 @@ export function systemPromptGuard(
 				const prompt = event.systemPrompt;
 				if (typeof prompt !== "string" || prompt === "") return undefined;
 				const redacted = await redact(prompt);
+				pass(redacted);
 				return redacted === prompt ? undefined : { systemPrompt: redacted };
 			} catch (error) {
 				why = `its system prompt could not be scanned for secrets (${errorText(error)})`;
@@ -90,5 +109,23 @@ export function systemPromptGuard(
 			}
 		},
 		withheld: () => why,
+		async check(ctx) {
+			if (why !== undefined) throw new Error(why);
+			if (host.hardening().redactSecrets !== true || typeof ctx.getSystemPrompt !== "function") return;
+			const prompt: unknown = ctx.getSystemPrompt();
+			if (typeof prompt !== "string" || prompt === "" || vetted.has(prompt)) return;
+			let redacted: string;
+			try {
+				redacted = await redact(prompt);
+			} catch (error) {
+				throw new Error(`its system prompt could not be scanned for secrets (${errorText(error)})`);
+			}
+			if (redacted !== prompt) {
+				throw new Error(
+					"its system prompt holds a secret, and pi sends it without passing it through before_agent_start, where the extension redacts it (a turn another extension started, or a prompt changed after this extension's handler). Remove the secret from AGENTS.md or the system prompt, or start the turn with a prompt",
+				);
+			}
+			pass(prompt);
+		},
 	};
 }
