@@ -56,7 +56,7 @@ export interface RedactSecretsOptions {
  * tool-call arguments at any depth (every key and value, whatever its name), tool results, and so
  * bash output, summaries and custom messages as converted; not the ids, metadata and signatures of
  * messages and blocks, nor an image block's data (see `eachString` in `message-strings.ts`).
- * secretlint's rules run on the whole history at once, with AWS access key ids and npm `_authToken` values reported wherever they are and no
+ * secretlint's rules run on the history's new strings joined by blank lines (in pieces of at most 64 Ki characters), with AWS access key ids and npm `_authToken` values reported wherever they are and no
  * `secretlint-disable` directive honoured (the history's text is content); each secret's exact value
  * is replaced wherever it occurs, also where no rule would flag it. Each plugin remembers what it
  * found in the strings it scanned (up to 100,000 strings), so a conversion scans only the strings
