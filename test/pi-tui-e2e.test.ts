@@ -345,6 +345,19 @@ function titleRange(lines: readonly string[]): { row: number; first: number; las
 	return undefined;
 }
 
+/** The screen once it stops changing (two captures 100 ms apart alike): a capture can catch a page half drawn. */
+async function steady(pi: { capture(): string[] }, lines: string[]): Promise<string[]> {
+	let before = lines.join("\n");
+	for (let tries = 0; tries < 30; tries++) {
+		await pause(100);
+		const now = pi.capture();
+		const text = now.join("\n");
+		if (text === before) return now;
+		before = text;
+	}
+	return pi.capture();
+}
+
 describe.skipIf(TMUX_MISSING).each(RUNS)(
 	"/llm-context's page in pi %s's %s interactive TUI (tmux)",
 	(line, mode, flags) => {
@@ -360,7 +373,10 @@ describe.skipIf(TMUX_MISSING).each(RUNS)(
 					pi.literal("/llm-context");
 					await pause(300);
 					pi.keys("Enter");
-					const opened = await pi.waitFor((lines) => titleRange(lines) !== undefined, 15_000, "the panel's title");
+					const opened = await steady(
+						pi,
+						await pi.waitFor((lines) => titleRange(lines) !== undefined, 15_000, "the panel's title"),
+					);
 					const first = titleRange(opened);
 					const page = rows - 5;
 					// The title row is on screen, the page is the terminal's rows less pi's four and the title, and all of it is shown.
@@ -384,9 +400,13 @@ describe.skipIf(TMUX_MISSING).each(RUNS)(
 						);
 						range = titleRange(moved);
 					}
-					const end = pi.capture();
-					expect(range, end.join("\n")).toMatchObject({ first: total - page + 1, last: total });
-					expect(shows(end, `── ${2 * PAIRS} model messages`), end.join("\n")).toBe(true);
+					expect(range).toMatchObject({ first: total - page + 1, last: total });
+					// The screen as drawn once the last page is complete (a capture can catch a page half drawn).
+					const end = await pi.waitFor(
+						(lines) => titleRange(lines)?.last === total && shows(lines, `── ${2 * PAIRS} model messages`),
+						5_000,
+						"the view's last page, its footer totals shown",
+					);
 					const last = end.findIndex((row) => row.includes(`── ${2 * PAIRS} model messages`));
 					expect(end[last + 1], end.join("\n")).toMatch(/^ {3}\d/);
 					expect(tooWide(end, columns)).toEqual([]);
