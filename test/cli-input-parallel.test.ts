@@ -67,6 +67,16 @@ const before = chain("a", null, 40);
 const kept = chain("k", "a39", 6);
 const after = chain("z", "c", 10);
 
+/** The built CLI `cli` run on `args` (and stdin `input`), with Node's worker log on stderr. */
+const runWithWorkerLog = (cli: string, args: string[], input?: string) =>
+	spawnSync(process.execPath, [cli, ...args], {
+		input,
+		env: { ...process.env, NODE_DEBUG: "worker" },
+		maxBuffer: 256 * 1024 * 1024,
+		encoding: "utf8",
+		timeout: 60_000,
+	});
+
 describe("loadInput of a session file read on two threads", () => {
 	it.each([0.3, 0.9])("should load a long generated session (compaction at %d) as stdin does", async (at) => {
 		const path = join(tmp, `large-${at}.jsonl`);
@@ -210,14 +220,7 @@ describe("the built worker (dist/read-worker.js)", () => {
 			writeLargeSession(path, 20_000, 5, 2);
 			expect(readFileSync(path).length).toBeGreaterThan(8 * 1024 * 1024);
 			const cli = join(import.meta.dirname, "../dist/cli.js");
-			const run = (args: string[], input?: string) =>
-				spawnSync(process.execPath, [cli, ...args], {
-					input,
-					env: { ...process.env, NODE_DEBUG: "worker" },
-					maxBuffer: 256 * 1024 * 1024,
-					encoding: "utf8",
-					timeout: 60_000,
-				});
+			const run = (args: string[], input?: string) => runWithWorkerLog(cli, args, input);
 			const fromFile = run(["--json", path]);
 			const fromStdin = run(["--json", "-"], readFileSync(path, "utf8"));
 			expect(fromFile.status).toBe(0);
@@ -232,13 +235,7 @@ describe("the built worker (dist/read-worker.js)", () => {
 			const path = join(tmp, "cli.jsonl");
 			writeLargeSession(path, 20_000, 9, 0.5);
 			const cli = join(import.meta.dirname, "../dist", bin);
-			const run = (args: string[], input?: string) =>
-				spawnSync(process.execPath, [cli, ...args], {
-					input,
-					env: { ...process.env, NODE_DEBUG: "worker" },
-					maxBuffer: 256 * 1024 * 1024,
-					encoding: "utf8",
-				});
+			const run = (args: string[], input?: string) => runWithWorkerLog(cli, args, input);
 			const fromFile = run(["--json", path]);
 			const fromStdin = run(["--json", "-"], readFileSync(path, "utf8"));
 			expect(fromFile.status).toBe(0);

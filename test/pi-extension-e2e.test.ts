@@ -34,6 +34,7 @@ import {
 	script,
 	withPi,
 } from "./support/pi-cli/scenario.js";
+import { NINE_PROBLEMS } from "./support/pi-context.js";
 import { dataText } from "./support/report-page.js";
 
 const TICKET_EXTENSION = join(ROOT, "examples/pi-ticket-role");
@@ -570,17 +571,8 @@ describe("the convert-to-llm pi package", () => {
 
 describe("the convert-to-llm pi extension's configuration problems in pi 1.6.0 (RPC mode)", () => {
 	/** Nine problems: six in settings.json, three in the flag (redactSecrets, the sixth, is one a notice of five leaves out). */
-	const settings = {
-		convertToLlm: {
-			lint: "on",
-			maxTokens: "100",
-			prune: { reasoning: "some" },
-			foo: 1,
-			strict: "yes",
-			redactSecrets: "true",
-		},
-	};
-	const flags = ["--convert-to-llm", "lint=x,bogus,maxTokens=-5, strict"];
+	const settings = NINE_PROBLEMS.settings;
+	const flags = ["--convert-to-llm", NINE_PROBLEMS.flag];
 	const HIDDEN = [
 		'settings "convertToLlm.redactSecrets" must be true or false; it stays off.',
 		'--convert-to-llm: "lint=x" is not understood',

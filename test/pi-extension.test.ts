@@ -28,6 +28,7 @@ import { convertRequest, requestHandler, WITHHELD_TEXT } from "../src/pi/request
 import { DEFAULT_HARDENING, type PiHardening, piBlocksImages, readHardening } from "../src/pi/settings.js";
 import { loadTuiColumns } from "../src/pi/tui-columns.js";
 import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
+import { NINE_PROBLEMS, recordingCtx } from "./support/pi-context.js";
 import { createUpstreamBlockImages } from "./support/upstream-session.mjs";
 
 /** What `readHardening` reads of pi: its flag value and (pi 1.x) its settings. */
@@ -367,18 +368,6 @@ describe("showPanel", () => {
 	});
 });
 
-/** A ctx that records what the extension shows and whether it aborted pi's run. */
-function recordingCtx() {
-	const shown: { text: string; level: string | undefined }[] = [];
-	let aborted = 0;
-	const ctx = {
-		hasUI: true,
-		ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
-		abort: () => aborted++,
-	} as unknown as PiContext;
-	return { ctx, shown, aborted: () => aborted };
-}
-
 describe("convertRequest", () => {
 	const system = { role: "system", content: "You are pi.", timestamp: 1 };
 	const history = [
@@ -513,16 +502,7 @@ describe("createReporter", () => {
 
 describe("runCommand's configuration problems", () => {
 	/** The settings and flag of nine problems; the sixth turns redaction off and is past a notice's five. */
-	const pi1 = piReading("lint=x,bogus,maxTokens=-5, strict", {
-		convertToLlm: {
-			lint: "on",
-			maxTokens: "100",
-			prune: { reasoning: "some" },
-			foo: 1,
-			strict: "yes",
-			redactSecrets: "true",
-		},
-	});
+	const pi1 = piReading(NINE_PROBLEMS.flag, NINE_PROBLEMS.settings);
 	const history = [{ role: "user", content: "hi", timestamp: 1 }];
 	function rpcCtx() {
 		const shown: { text: string; level: string | undefined }[] = [];

@@ -10,24 +10,12 @@ import type { PiContext, PiExtensionApi } from "../src/pi/pi-api.js";
 import { createReporter } from "../src/pi/report.js";
 import { DEFAULT_HARDENING, type PiHardening } from "../src/pi/settings.js";
 import { systemPromptGuard, WITHHELD_SYSTEM_PROMPT } from "../src/pi/system-prompt.js";
+import { recordingCtx } from "./support/pi-context.js";
 import { SECRETS } from "./support/secret-corpus.js";
 
 const pi = { getFlag: () => undefined } as unknown as PiExtensionApi;
 const on = (switches: Partial<PiHardening>): PiHardening => ({ ...DEFAULT_HARDENING, ...switches });
 const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
-
-function recordingCtx() {
-	const shown: { text: string; level: string | undefined }[] = [];
-	let aborted = 0;
-	const ctx = {
-		hasUI: true,
-		ui: { notify: (text: string, level?: string) => shown.push({ text, level }) },
-		abort() {
-			aborted++;
-		},
-	} as unknown as PiContext;
-	return { ctx, shown, aborted: () => aborted };
-}
 
 const PROMPT = `You are a coding agent.\n\n# AGENTS.md\nDeploy with ${github.text}\nBe brief.`;
 
