@@ -415,8 +415,8 @@ describe("convert-to-llm view on a terminal", () => {
 		async (columns) => {
 			const dir = mkdtempSync(join(tmpdir(), "convert-to-llm-cli-width-"));
 			try {
-				// A long file name: the header's first line names it whole.
-				const file = join(dir, `${"a-rather-long-session-name-".repeat(4)}東京.jsonl`);
+				// A long file name, with CJK, emoji (a ZWJ sequence) and an invisible character: the header names it whole.
+				const file = join(dir, `東京😀\u200b👩‍💻-${"a-rather-long-session-name-".repeat(4)}.jsonl`);
 				writeFileSync(file, read(DEMO));
 				const run = await onTerminal(file, columns, true);
 				expect(run.code).toBe(0);
