@@ -3,12 +3,16 @@
  *
  * On a realistic session of 100,000 entries (about 52 MB of JSONL: user prompts, tool calls, tool
  * results, assistant text, from test/fixtures/sessions/large-session.ts) and one 4× as large, each
- * pair is two whole processes: `convert-to-llm --json <file>` (the built CLI, on this Node) and pi's
+ * pair is two whole processes: `convert-to-llm --json <file>` (the built CLI) and pi's
  * `SessionManager.open` + `buildSessionContext` + `convertToLlm` + `JSON.stringify` (bench/
- * pi-session-path.mjs) on the Node that pi line needs (pi 1.6.0: Node >= 22.19 from
- * scripts/pi-node.mjs; pi 0.73.1: this Node). Pairs alternate (A B, then B A), the figure is the
- * median over pairs of (ours / pi's) wall time and peak memory (maxRSS, read in each process at exit
- * by bench/max-rss.mjs). Linearity: our median time on the large file over that on the small one.
+ * pi-session-path.mjs), both on the Node that pi line needs (pi 1.6.0: Node >= 22.19 from
+ * scripts/pi-node.mjs; pi 0.73.1: this Node), as issue 14 measured them ("on the same Node 22"): a
+ * pi 1.x user runs the CLI on that Node too, and a ratio across two runtimes would measure the
+ * runtimes as well as the two implementations. One more row, without a target, runs ours on this
+ * Node against pi 1.6.0 on its own (the figure earlier stops printed). Pairs alternate (A B, then B
+ * A), the figure is the median over pairs of (ours / pi's) wall time and peak memory (maxRSS, read
+ * in each process at exit by bench/max-rss.mjs). Linearity: our median time on the large file over
+ * that on the small one, on the same Node.
  *
  * Targets (printed beside each figure): time ≤ 0.45× pi's, peak memory ≤ 1.0× pi's, ×4 input within
  * ×4.5 time. The machine must be quiet for the figures to mean anything.
@@ -59,12 +63,15 @@ const median = (values) => {
 	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** PAIRS alternating pairs of ours and pi's on `file`: the medians of the ratios and of each side. */
-function compare(file, piNode, scope) {
+/**
+ * PAIRS alternating pairs of ours (on `oursNode`) and pi's (on `piNode`) on `file`: the medians of
+ * the ratios and of each side.
+ */
+function compare(file, piNode, scope, oursNode) {
 	const ours = [];
 	const theirs = [];
 	const ratios = { time: [], memory: [] };
-	const one = () => run(process.execPath, [CLI, "--json", file]);
+	const one = () => run(oursNode, [CLI, "--json", file]);
 	const pi = () => run(piNode, [PI_PATH, scope, file]);
 	one();
 	pi();
@@ -111,25 +118,32 @@ try {
 	}
 	const pi1Node = resolvePiNode();
 	const version = (node) => spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+	const pi1Version = version(pi1Node);
 	console.log(
-		`session bench: ${PAIRS} alternating pairs per figure; ours on Node ${process.version}, pi 1.6.0 on Node ${version(pi1Node)}, pi 0.73.1 on Node ${process.version}`,
+		`session bench: ${PAIRS} alternating pairs per figure; ours on the Node of the pi line it is compared with: pi 1.6.0 and ours on Node ${pi1Version}, pi 0.73.1 and ours on Node ${process.version}`,
 	);
+	// [pi line, file, pi's Node, scope, our Node, whether the row has targets]
 	const rows = [
-		["pi 1.6.0", files.wide, pi1Node, "@earendil-works"],
-		["pi 0.73.1", files.wide, process.execPath, "@mariozechner"],
-		["pi 1.6.0", files.small, pi1Node, "@earendil-works"],
-		["pi 1.6.0", files.large, pi1Node, "@earendil-works"],
+		["pi 1.6.0", files.wide, pi1Node, "@earendil-works", pi1Node, true],
+		["pi 0.73.1", files.wide, process.execPath, "@mariozechner", process.execPath, true],
+		["pi 1.6.0", files.small, pi1Node, "@earendil-works", pi1Node, true],
+		["pi 1.6.0", files.large, pi1Node, "@earendil-works", pi1Node, true],
+		["pi 1.6.0", files.wide, pi1Node, "@earendil-works", process.execPath, false],
 	];
 	const ours = new Map();
-	for (const [line, file, node, scope] of rows) {
-		const figure = compare(file.path, node, scope);
-		ours.set(file, figure.oursMs);
+	for (const [line, file, node, scope, oursNode, targets] of rows) {
+		const figure = compare(file.path, node, scope, oursNode);
+		if (targets && oursNode === pi1Node) ours.set(file, figure.oursMs);
+		const verdict = (value, limit) =>
+			targets ? `${mark(value, limit)} ≤ ${limit.toFixed(limit < 1 ? 2 : 1)}` : "no target: two runtimes";
 		console.log(
-			`  ${(file.entries / 1000).toLocaleString("en-US")}k entries (${fixed(file.bytes / 1e6, 0)} MB, compaction at ${Math.round(file.compactAt * 100)}%) vs ${line}: time ${fixed(figure.time)}× (${mark(figure.time, 0.45)} ≤ 0.45; ours ${fixed(figure.oursMs / 1000)} s, pi ${fixed(figure.piMs / 1000)} s), peak memory ${fixed(figure.memory)}× (${mark(figure.memory, 1)} ≤ 1.0; ours ${fixed(figure.oursMib, 0)} MiB, pi ${fixed(figure.piMib, 0)} MiB)`,
+			`  ${(file.entries / 1000).toLocaleString("en-US")}k entries (${fixed(file.bytes / 1e6, 0)} MB, compaction at ${Math.round(file.compactAt * 100)}%) vs ${line}, ours on Node ${version(oursNode)}: time ${fixed(figure.time)}× (${verdict(figure.time, 0.45)}; ours ${fixed(figure.oursMs / 1000)} s, pi ${fixed(figure.piMs / 1000)} s), peak memory ${fixed(figure.memory)}× (${verdict(figure.memory, 1)}; ours ${fixed(figure.oursMib, 0)} MiB, pi ${fixed(figure.piMib, 0)} MiB)`,
 		);
 	}
 	const growth = ours.get(files.large) / ours.get(files.small);
-	console.log(`  ours, ×4 input (compaction at 90%): ×${fixed(growth)} time (${mark(growth, 4.5)} ≤ 4.5)`);
+	console.log(
+		`  ours, ×4 input (compaction at 90%, Node ${pi1Version}): ×${fixed(growth)} time (${mark(growth, 4.5)} ≤ 4.5)`,
+	);
 } finally {
 	rmSync(dir, { recursive: true, force: true });
 }

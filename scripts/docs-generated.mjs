@@ -155,14 +155,15 @@ export function renderGates(output, date) {
 
 const SESSION_HEADER = /^session bench: (.+)$/;
 const SESSION_LINE =
-	/^\s+(\S+ entries) \((\d+ MB), compaction at ([\d.]+)%\) vs (pi \S+): time (\d+\.\d+)× \((ok|OVER) ≤ (\S+); ours (\S+ s), pi (\S+ s)\), peak memory (\d+\.\d+)× \((ok|OVER) ≤ (\S+); ours (\d+ MiB), pi (\d+ MiB)\)$/;
+	/^\s+(\S+ entries) \((\d+ MB), compaction at ([\d.]+)%\) vs (pi \S+), ours on Node (\S+): time (\d+\.\d+)× \((ok|OVER|no target)(?: ≤ (\S+)|: [^;]*); ours (\S+ s), pi (\S+ s)\), peak memory (\d+\.\d+)× \((ok|OVER|no target)(?: ≤ (\S+)|: [^;]*); ours (\d+ MiB), pi (\d+ MiB)\)$/;
 const GROWTH_LINE = /^\s+ours, ×4 input \(([^)]*)\): ×(\d+\.\d+) time \((ok|OVER) ≤ (\S+)\)$/;
 
 /** The session reader's part of `npm run bench` (bench/session.bench.mjs): our CLI against pi's own path. */
 export function renderSessions(output, date) {
 	const lines = output.split("\n");
 	const header = lines.map((line) => SESSION_HEADER.exec(line)).find((match) => match !== null);
-	const verdict = (ratio, ok, limit) => `**${ratio}×** (≤ ${limit}${ok === "OVER" ? ", over" : ""})`;
+	const verdict = (ratio, ok, limit) =>
+		ok === "no target" ? `${ratio}× (no target)` : `**${ratio}×** (≤ ${limit}${ok === "OVER" ? ", over" : ""})`;
 	const rows = lines
 		.map((line) => SESSION_LINE.exec(line))
 		.filter((match) => match !== null)
@@ -173,6 +174,7 @@ export function renderSessions(output, date) {
 				size,
 				compaction,
 				pi,
+				node,
 				time,
 				timeOk,
 				timeLimit,
@@ -186,6 +188,7 @@ export function renderSessions(output, date) {
 			]) => [
 				`${entries} (${size}, compaction at ${Math.round(Number(compaction))}%)`,
 				pi,
+				`Node ${node}`,
 				verdict(time, timeOk, timeLimit),
 				`${ours} vs ${theirs}`,
 				verdict(memory, memoryOk, memoryLimit),
@@ -196,7 +199,7 @@ export function renderSessions(output, date) {
 	if (header === undefined || rows.length === 0 || growth === undefined)
 		throw new Error("no session bench output (bench/session.bench.mjs) found");
 	const [, scope, times, ok, limit] = growth;
-	return `${table(["session", "against", "time", "ours vs pi", "peak memory", "ours vs pi"], rows)}\n\nOurs on 4× the input (${scope}): ×${times} the time (≤ ×${limit}${ok === "OVER" ? ", over" : ""}). \`npm run bench\`, ${date}; ${header[1]}.\n`;
+	return `${table(["session", "against", "ours on", "time", "ours vs pi", "peak memory", "ours vs pi"], rows)}\n\nOurs on 4× the input (${scope}): ×${times} the time (≤ ×${limit}${ok === "OVER" ? ", over" : ""}). \`npm run bench\`, ${date}; ${header[1]}.\n`;
 }
 
 /** Digits grouped by thousands: 26082 → 26,082. */

@@ -240,13 +240,15 @@ describe("the generated blocks of README.md and docs/*.md", () => {
 			);
 		expect(growth, sessionsBody).not.toBeNull();
 		const figure = (cell = "") => {
+			const untargeted = /^(\S+)× \(no target\)$/.exec(cell);
+			if (untargeted !== null) return `${untargeted[1]}× (no target: two runtimes`;
 			const [, ratio, limit, over] = /^\*\*(\S+)×\*\* \(≤ (\S+?)(, over)?\)$/.exec(cell) ?? [];
 			return `${ratio}× (${over === undefined ? "ok" : "OVER"} ≤ ${limit}`;
 		};
-		const sessionLines = tableRows(sessionsBody).map(([session, against, time, times, memory, mibs]) => {
+		const sessionLines = tableRows(sessionsBody).map(([session, against, node, time, times, memory, mibs]) => {
 			const [ours, pi] = (times ?? "").split(" vs ");
 			const [oursMib, piMib] = (mibs ?? "").split(" vs ");
-			return `  ${session} vs ${against}: time ${figure(time)}; ours ${ours}, pi ${pi}), peak memory ${figure(memory)}; ours ${oursMib}, pi ${piMib})`;
+			return `  ${session} vs ${against}, ours on ${node}: time ${figure(time)}; ours ${ours}, pi ${pi}), peak memory ${figure(memory)}; ours ${oursMib}, pi ${piMib})`;
 		});
 		expect(sessionLines.length).toBeGreaterThan(0);
 		const [, scope, times, limit, over, date, header] = growth ?? [];
