@@ -6,10 +6,11 @@
  * pair is two whole processes: `convert-to-llm --json <file>` (the built CLI) and pi's
  * `SessionManager.open` + `buildSessionContext` + `convertToLlm` + `JSON.stringify` (bench/
  * pi-session-path.mjs), both on the Node that pi line needs (pi 1.6.0: Node >= 22.19 from
- * scripts/pi-node.mjs; pi 0.73.1: this Node), as issue 14 measured them ("on the same Node 22"): a
- * pi 1.x user runs the CLI on that Node too, and a ratio across two runtimes would measure the
- * runtimes as well as the two implementations. One more row, without a target, runs ours on this
- * Node against pi 1.6.0 on its own (the figure earlier stops printed). Pairs alternate (A B, then B
+ * scripts/pi-node.mjs; pi 0.73.1: this Node), as the figures the targets were set from were
+ * measured ("on the same Node 22"): a pi 1.x user runs the CLI on that Node too, and a ratio across
+ * two runtimes would measure the runtimes as well as the two implementations. One more row,
+ * without a target, runs ours on this Node against pi 1.6.0 on its own (the figure earlier
+ * versions of this bench printed). Pairs alternate (A B, then B
  * A), the figure is the median over pairs of (ours / pi's) wall time and peak memory (maxRSS, read
  * in each process at exit by bench/max-rss.mjs). Linearity: our median time on the large file over
  * that on the small one, on the same Node.
@@ -133,7 +134,7 @@ try {
 	const ours = new Map();
 	for (const [line, file, node, scope, oursNode, targets] of rows) {
 		const figure = compare(file.path, node, scope, oursNode);
-		if (targets && oursNode === pi1Node) ours.set(file, figure.oursMs);
+		if (targets) ours.set(file, figure.oursMs);
 		const verdict = (value, limit) =>
 			targets ? `${mark(value, limit)} ≤ ${limit.toFixed(limit < 1 ? 2 : 1)}` : "no target: two runtimes";
 		console.log(
