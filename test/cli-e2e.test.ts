@@ -6,11 +6,22 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+	closeSync,
+	existsSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
+import { resolvePiNode } from "../scripts/pi-node.mjs";
 import { blockImages } from "../src/hooks/block-images.js";
 import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
 import type { Plugin } from "../src/registry/types.js";
@@ -109,6 +120,39 @@ describe("the convert-to-llm binary", () => {
 		expect(run.status).toBe(0);
 		const expected = convertToLlm(JSON.parse(readFileSync(join(root, fixture("messages.json")), "utf8")));
 		expect(run.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+	});
+
+	it("should keep its compiled modules in Node's compile cache on Node 22, and not where it is turned off", () => {
+		const tmp = join(work, "compile-cache");
+		const run = (env: Record<string, string>) =>
+			spawnSync(resolvePiNode(), [bin, "--json", DEMO], {
+				cwd: root,
+				encoding: "utf8",
+				env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, ...env },
+			});
+		rmSync(tmp, { recursive: true, force: true });
+		mkdirSync(tmp, { recursive: true });
+		const off = run({ NODE_DISABLE_COMPILE_CACHE: "1" });
+		expect(off.status).toBe(0);
+		expect(existsSync(join(tmp, "node-compile-cache"))).toBe(false);
+		const first = run({});
+		expect(first.status).toBe(0);
+		expect(first.stdout).toBe(off.stdout);
+		const cached = readdirSync(join(tmp, "node-compile-cache"), { recursive: true });
+		expect(cached.length).toBeGreaterThan(0);
+		expect(run({}).stdout).toBe(off.stdout);
+	});
+
+	it.each([["--version"], ["--help"]])("should write %s to a file as it writes it to a pipe", (flag) => {
+		// Both are written before the run first waits, while the binary's module is still being set up.
+		const piped = spawn([flag]);
+		expect(piped.status).toBe(0);
+		expect(piped.stdout.length).toBeGreaterThan(0);
+		const out = join(work, "flag.out");
+		const written = shell(`cli ${flag} > "${out}"`);
+		expect(written.status).toBe(0);
+		expect(written.stderr).toBe("");
+		expect(readFileSync(out, "utf8")).toBe(piped.stdout);
 	});
 
 	it.each([

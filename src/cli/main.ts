@@ -256,7 +256,7 @@ function stringify(serialize: () => string): string {
 /**
  * Writes to stdout and gives the exit status: a reader that went away (`EPIPE`, `| head`) is not an
  * error; any other failure (`ENOSPC`) is one line and exit 2. (The binary also sees failures that a
- * stream reports later, as an `error` event: see bin.ts.)
+ * stream reports later, as an `error` event: see process-run.ts.)
  */
 function write(io: CliIo, text: string): number {
 	try {
