@@ -356,7 +356,7 @@ describe("the convert-to-llm binary when a run cannot finish", () => {
 			oneLine(
 				shell(`ulimit -f 100; trap "" XFSZ; cli ${args} "${input}" > "${out}"`),
 				2,
-				/^convert-to-llm: cannot write the output: EFBIG: file too large, write\./,
+				/^convert-to-llm: cannot write the output: EFBIG: file too large, write\. The file would pass the largest file allowed here \(the shell.s `ulimit -f`/,
 			);
 			expect(statSync(out).size).toBe(100 * 1024);
 		},

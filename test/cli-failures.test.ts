@@ -266,32 +266,41 @@ describe("convert-to-llm exit status", () => {
 		expect(stderr).toMatch(/^convert-to-llm: unexpected error: it threw a value that is not an Error[^\n]*\n$/);
 	});
 
+	const ADVICE: Record<string, string> = {
+		ENOSPC: "Free space on the device, or write somewhere else.",
+		EFBIG: "The file would pass the largest file allowed here (the shell's `ulimit -f`, or the file system's): raise that limit, or write somewhere else.",
+		EIO: "Check the device, or write somewhere else.",
+	};
+
 	it.each([
 		["ENOSPC", ["--json", "-"], 2],
 		["ENOSPC", ["-"], 2],
+		["EFBIG", ["--json", "-"], 2],
+		["EIO", ["-"], 2],
 		["EPIPE", ["--json", "-"], 0],
-	])("should say in one line that the output cannot be written (%s, %j)", async (code, argv, status) => {
-		let stderr = "";
-		const exit = await main({
-			argv,
-			cwd: tmp,
-			env: {},
-			stdout: {
-				write: () => {
-					throw Object.assign(new Error(`${code}: write failed`), { code });
+	])(
+		"should say in one line that the output cannot be written, and what to do (%s, %j)",
+		async (code, argv, status) => {
+			let stderr = "";
+			const exit = await main({
+				argv,
+				cwd: tmp,
+				env: {},
+				stdout: {
+					write: () => {
+						throw Object.assign(new Error(`${code}: write failed`), { code });
+					},
 				},
-			},
-			stderr: { write: (text: string) => (stderr += text) },
-			readStdin: async () => history,
-		});
-		expect(exit).toBe(status);
-		if (status === 0) expect(stderr).toBe("");
-		else {
-			expect(stderr).toBe(
-				"convert-to-llm: cannot write the output: ENOSPC: write failed. Free space on the device, or write somewhere else.\n",
-			);
-		}
-	});
+				stderr: { write: (text: string) => (stderr += text) },
+				readStdin: async () => history,
+			});
+			expect(exit).toBe(status);
+			if (status === 0) expect(stderr).toBe("");
+			else {
+				expect(stderr).toBe(`convert-to-llm: cannot write the output: ${code}: write failed. ${ADVICE[code]}\n`);
+			}
+		},
+	);
 });
 
 describe("convert-to-llm --timeout", () => {

@@ -38,12 +38,27 @@ export function codeOf(value: unknown): string | undefined {
 export const isStackOverflow = (value: unknown): boolean =>
 	isInstance(value, RangeError) && errorText(value) === "Maximum call stack size exceeded";
 
+/** What to do about output that cannot be written, by the error's code. */
+const WRITE_ADVICE: ReadonlyMap<string, string> = new Map([
+	["ENOSPC", "Free space on the device, or write somewhere else."],
+	["EDQUOT", "Free space within your disk quota, or write somewhere else."],
+	[
+		"EFBIG",
+		"The file would pass the largest file allowed here (the shell's `ulimit -f`, or the file system's): raise that limit, or write somewhere else.",
+	],
+	["EROFS", "The file system is read-only: write somewhere else."],
+	["EACCES", "Write somewhere you may write to."],
+	["EPERM", "Write somewhere you may write to."],
+]);
+
 /** The error for output that cannot be written (`ENOSPC` on a full disk, say); `EPIPE` is not one. */
 export function writeFailed(cause: unknown): CliError {
 	const code = codeOf(cause);
 	const what = errorText(cause);
 	const named = code === undefined || what.includes(code) ? what : `${what} (${code})`;
-	return new CliError(`cannot write the output: ${named}. Free space on the device, or write somewhere else.`);
+	const advice =
+		(code === undefined ? undefined : WRITE_ADVICE.get(code)) ?? "Check the device, or write somewhere else.";
+	return new CliError(`cannot write the output: ${named}. ${advice}`);
 }
 
 /**
