@@ -439,6 +439,13 @@ describe("convert-to-llm view on a terminal", () => {
 		);
 		expect(run.stderr).not.toContain("registry.register");
 	});
+
+	it("should give the same --plugin advice in the --explain view's reason for the drop", async () => {
+		const run = await cli(["--explain", DEMO]);
+		const line = run.stdout.split("\n").find((text) => text.includes("ticket") && text.includes("dropped"));
+		expect(line).toContain("load a plugin that converts this role with --plugin <module>");
+		expect(run.stdout).not.toContain("registry.register");
+	});
 });
 
 describe("convert-to-llm view of a pi 1.x session", () => {

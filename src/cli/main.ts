@@ -194,6 +194,7 @@ async function view(
 		style,
 		width,
 		columns,
+		problemText: warningText,
 	});
 	for (const line of body) lines.push(line);
 	// On a terminal every line fits its width: the header and footer too, not only the messages' lines.

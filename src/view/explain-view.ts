@@ -11,9 +11,9 @@ import { replacedBy, replacedText } from "./context-edit-view.js";
 import { label, oneLine, type Style, shown } from "./style.js";
 
 /**
- * The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`, and
+ * The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`,
  * `edits` what the session's `context_edit` entries did (a hidden entry is listed where it would have
- * been, a replaced one says so).
+ * been, a replaced one says so), and `problemText` a problem's text for this reader.
  */
 export function renderExplanation(
 	explanation: Explanation,
@@ -21,6 +21,7 @@ export function renderExplanation(
 	entryIds: readonly string[] | undefined,
 	style: Style,
 	edits?: readonly ContextEditEffect[],
+	problemText: (error: ConvertToLlmError) => string = (error) => error.message,
 ): string[] {
 	const out: string[] = [style.bold("── Why: each history message, and what it became")];
 	// A beforeConvert tap may have changed the history: then indices no longer match the entries.
@@ -50,12 +51,12 @@ export function renderExplanation(
 		const role = (labels[item.index] ?? "").padEnd(width);
 		const edit = replaced?.[item.index];
 		const note = edit === undefined ? "" : style.yellow(` · ${replacedText(edit)}`);
-		out.push(`   ${index} ${role}  ${entry}${fate(item, input[item.index], style)}${note}`);
+		out.push(`   ${index} ${role}  ${entry}${fate(item, input[item.index], style, problemText)}${note}`);
 		// The fate line already gives the last error as the reason for these drops; list the others.
 		const listed = tellsWhy(item) ? item.errors.length - 1 : item.errors.length;
 		for (let e = 0; e < listed; e++) {
 			const error = item.errors[e] as ConvertToLlmError;
-			out.push(`   ${" ".repeat(indexWidth + 2)} ${style.dim(`↳ ${oneLine(error.message)}`)}`);
+			out.push(`   ${" ".repeat(indexWidth + 2)} ${style.dim(`↳ ${oneLine(problemText(error))}`)}`);
 		}
 	}
 	hiddenBefore(Number.POSITIVE_INFINITY);
@@ -67,7 +68,7 @@ export function renderExplanation(
 	const loose = unattached(explanation);
 	if (loose.length > 0) {
 		out.push(style.bold("── Other problems"));
-		for (const error of loose) out.push(`   ${style.red(oneLine(error.message))}`);
+		for (const error of loose) out.push(`   ${style.red(oneLine(problemText(error)))}`);
 	}
 	return out;
 }
@@ -91,13 +92,18 @@ const tellsWhy = (item: MessageExplanation): boolean =>
 	(item.dropped === "unknown-role" || item.dropped === "invalid-message" || item.dropped === "converter-failed");
 
 /** What became of one message, in words. */
-function fate(item: MessageExplanation, message: AgentMessage | undefined, style: Style): string {
+function fate(
+	item: MessageExplanation,
+	message: AgentMessage | undefined,
+	style: Style,
+	problemText: (error: ConvertToLlmError) => string,
+): string {
 	const by = item.plugin === undefined ? "" : ` ${style.dim("by")} ${shown(item.plugin)}`;
 	if (item.dropped === undefined) {
 		const outputs = item.outputs.map((i) => `#${i}`).join(", ");
 		return `${style.green("→")} ${outputs}${by}`;
 	}
-	const why = tellsWhy(item) ? `: ${oneLine((item.errors.at(-1) as ConvertToLlmError).message)}` : "";
+	const why = tellsWhy(item) ? `: ${oneLine(problemText(item.errors.at(-1) as ConvertToLlmError))}` : "";
 	switch (item.dropped) {
 		case "converter": {
 			const excluded = isExcluded(message);

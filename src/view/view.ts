@@ -5,6 +5,7 @@
  * both print it, so they show a conversion the same way.
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import type { Columns } from "./columns.js";
@@ -28,6 +29,11 @@ export interface ConversionView {
 	width: number;
 	/** How lines are measured and cut: string-width's measure in the CLI, pi-tui's inside pi. */
 	columns: Columns;
+	/**
+	 * A problem's text as the reader of this view reads it (the CLI names its `--plugin` option where
+	 * the library's text names `registry.register`); the error's message by default.
+	 */
+	problemText?: (error: ConvertToLlmError) => string;
 }
 
 /** The view's lines below its header. */
@@ -39,7 +45,8 @@ export function renderConversion(view: ConversionView): string[] {
 	const lines = renderMessages(explanation.output, counts, { style, width, columns, sources, notes });
 	if (view.explain) {
 		lines.push("");
-		for (const line of renderExplanation(explanation, messages, entryIds, style, edits)) lines.push(line);
+		const text = view.problemText;
+		for (const line of renderExplanation(explanation, messages, entryIds, style, edits, text)) lines.push(line);
 	}
 	lines.push("");
 	for (const line of renderHidden(edits, style)) lines.push(line);
