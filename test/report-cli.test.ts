@@ -80,6 +80,15 @@ describe("convert-to-llm --html", () => {
 		expect(dataOf(piped.stdout).output.length).toBeGreaterThan(0);
 	});
 
+	it("should give a role nothing converts the CLI's --plugin advice, as its warning does", async () => {
+		const run = await cli(["--html=-", DEMO]);
+		const data = dataOf(run.stdout);
+		const advice = "load a plugin that converts this role with --plugin <module>";
+		expect(data.problems.some((problem) => problem.includes(advice))).toBe(true);
+		expect(data.history.some((item) => item.errors.some((error) => error.includes(advice)))).toBe(true);
+		expect(run.stdout).not.toContain("registry.register");
+	});
+
 	it("should observe the taps of its own registry: the block-images diff is in the report", async () => {
 		const dir = temp();
 		const out = join(dir, "r.html");

@@ -230,6 +230,7 @@ function writeReport(
 		tree,
 		snapshots,
 		problems: input.problems,
+		problemText: warningText,
 	});
 	if (options.html === "-") return write(io, page);
 	const path = options.html === "" ? defaultReportPath(spec, io.cwd) : resolve(io.cwd, options.html as string);

@@ -41,6 +41,8 @@ export interface ReportInput {
 	snapshots?: TapSnapshots | undefined;
 	/** Problems met before converting (skipped lines): shown with the conversion's. */
 	problems?: readonly string[] | undefined;
+	/** A conversion problem's text for the page's reader (the CLI's names `--plugin`); its message by default. */
+	problemText?: ((error: ConvertToLlmError) => string) | undefined;
 }
 
 /** A model message as the page shows it. */
@@ -112,7 +114,8 @@ export function reportData(input: ReportInput): ReportData {
 	const edits = input.contextEdits;
 	const problems: string[] = [];
 	for (const problem of input.problems ?? []) problems.push(pageText(oneLine(problem)));
-	for (const error of explanation.errors) problems.push(pageText(oneLine(error.message)));
+	const problemText = input.problemText ?? ((error: ConvertToLlmError) => error.message);
+	for (const error of explanation.errors) problems.push(pageText(oneLine(problemText(error))));
 	return {
 		title: pageLabel(input.title, 1000),
 		facts: input.facts.map((fact) => pageText(fact)),
@@ -127,7 +130,7 @@ export function reportData(input: ReportInput): ReportData {
 		roles: [...roles.values()],
 		output: items,
 		history: explanation.messages.map((item) =>
-			historyItem(item, messages[item.index], input.entryIds, messages.length, items),
+			historyItem(item, messages[item.index], input.entryIds, messages.length, items, problemText),
 		),
 		rows: historyRows(messages.length, input.entryIds, input.tree, edits),
 		hidden: (edits ?? []).filter((edit) => edit.effect === "hidden").map((edit) => pageText(hiddenText(edit))),
@@ -176,13 +179,14 @@ function historyItem(
 	entryIds: readonly string[] | undefined,
 	count: number,
 	outputs: readonly OutputItem[],
+	problemText: (error: ConvertToLlmError) => string,
 ): HistoryItem {
 	const entry = entryIds?.length === count ? entryIds[item.index] : undefined;
 	const result: HistoryItem = {
 		role: pageText(roleText(item)),
 		fate: fateOf(item),
 		outputs: item.outputs,
-		errors: item.errors.map((error: ConvertToLlmError) => pageText(oneLine(error.message))),
+		errors: item.errors.map((error: ConvertToLlmError) => pageText(oneLine(problemText(error)))),
 	};
 	const parts = messageParts(message, false);
 	const only = item.outputs.length === 1 ? outputs[item.outputs[0] as number] : undefined;
