@@ -201,6 +201,19 @@ describe("convert-to-llm exit status", () => {
 		expect((await cli(["-"], { stdin: inMessage })).code).toBe(0);
 	});
 
+	it("should say where --json stopped when a message after the first thousand is too deep to write", async () => {
+		const messages = Array.from({ length: 1500 }, (_, i) => `{"role":"user","content":"m${i}","timestamp":0}`);
+		messages[1200] = `{"role":"user","content":${deep},"timestamp":0}`;
+		const run = await cli(["--json", "-"], { stdin: `[${messages.join(",")}]` });
+		expect(run.code).toBe(2);
+		expect(run.stderr).toBe(
+			"convert-to-llm: a converted message at #1000 or after is nested too deeply to write as JSON (JavaScript ran out of stack). The output stops after the first 1,000 messages, and is not valid JSON. Flatten the deepest value, or leave that message out.\n",
+		);
+		// What was written is the first thousand messages, as the whole text starts.
+		const first = JSON.parse(`[${messages.slice(0, 1000).join(",")}]`);
+		expect(run.stdout).toBe(JSON.stringify(first, null, 2).slice(0, -2));
+	});
+
 	it.each([
 		["throws null", "throw null;", /cannot load plugin module ".*": it threw null\. Fix the module/],
 		["throws undefined", "throw undefined;", /: it threw undefined\. Fix the module/],

@@ -17,6 +17,7 @@ import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } 
 import { filterPlugins } from "./filter-options.js";
 import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
+import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { readFileBounded } from "./read-input.js";
 import { warningText, writeWarnings } from "./warnings.js";
@@ -138,9 +139,15 @@ async function run(io: CliIo): Promise<number> {
 	if (options.json && !options.explain) {
 		// The fast path, and exactly `convertAsync`: strict registries throw here.
 		const output = await finished(registry.convertAsync(input.messages), () => []);
-		// The text and its newline as two writes: one string of both would be copied whole to join them.
-		const code = write(io, json(stringify(() => JSON.stringify(output, null, 2))));
-		if (code === ExitCode.OK) write(io, "\n");
+		// In pieces (json-output.ts), unless a plugin's message might have a toJSON that reads its key,
+		// or a terminal shows the text (escaped whole, and short).
+		const code =
+			options.plugins.length === 0 && io.stdout.isTTY !== true
+				? writePieces(
+						io,
+						jsonPieces(output, (values, at) => stringify(() => JSON.stringify(values, null, 2), at)),
+					)
+				: writeWhole(io, json(stringify(() => JSON.stringify(output, null, 2))));
 		writeWarnings(io, warnings, false);
 		return code;
 	}
@@ -243,16 +250,44 @@ function writeReport(
 	return write(io, `wrote ${path} (${size}); open it in a browser: ${pathToFileURL(path).href}\n`);
 }
 
-/** `JSON.stringify`, with a history too deep for it said in one line. */
-function stringify(serialize: () => string): string {
+/**
+ * `JSON.stringify`, with a history too deep for it said in one line; `written`, when the output is
+ * written in pieces (json-output.ts), is how many messages were written before these.
+ */
+function stringify(serialize: () => string, written = 0): string {
 	try {
 		return serialize();
 	} catch (error) {
 		if (!isStackOverflow(error)) throw error;
+		if (written === 0) {
+			throw new CliError(
+				"the converted messages are nested too deeply to write as JSON (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.",
+			);
+		}
 		throw new CliError(
-			"the converted messages are nested too deeply to write as JSON (JavaScript ran out of stack). Flatten the deepest value, or leave that message out.",
+			`a converted message at #${written} or after is nested too deeply to write as JSON (JavaScript ran out of stack). The output stops after the first ${written.toLocaleString("en-US")} messages, and is not valid JSON. Flatten the deepest value, or leave that message out.`,
 		);
 	}
+}
+
+/** The text and its newline, as two writes: one string of both would be copied whole to join them. */
+function writeWhole(io: CliIo, text: string): number {
+	const code = write(io, text);
+	if (code === ExitCode.OK) write(io, "\n");
+	return code;
+}
+
+/** Each piece in turn, as {@link write} writes it; a reader that went away stops the writing. */
+function writePieces(io: CliIo, pieces: Iterable<string>): number {
+	for (const piece of pieces) {
+		try {
+			io.stdout.write(piece);
+		} catch (error) {
+			if (codeOf(error) === "EPIPE") return ExitCode.OK;
+			throw writeFailed(error);
+		}
+	}
+	return ExitCode.OK;
 }
 
 /**
