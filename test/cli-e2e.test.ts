@@ -143,6 +143,19 @@ describe("the convert-to-llm binary", () => {
 		expect(run({}).stdout).toBe(off.stdout);
 	});
 
+	it("should say in one line, with no stack trace, when its own files fail to load", () => {
+		// The entry alone, without the chunk it imports: as a broken install is.
+		const dir = join(work, "broken-install");
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(join(dir, "cli.js"), readFileSync(bin));
+		const run = spawnSync(process.execPath, [join(dir, "cli.js"), "--version"], { encoding: "utf8" });
+		expect(run.status).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(
+			/^convert-to-llm: cannot start: Cannot find module .*process-run-[^\n]*\. Reinstall convert-to-llm, or report it with the command you ran\.\n$/,
+		);
+	});
+
 	it.each([["--version"], ["--help"]])("should write %s to a file as it writes it to a pipe", (flag) => {
 		// Both are written before the run first waits, while the binary's module is still being set up.
 		const piped = spawn([flag]);

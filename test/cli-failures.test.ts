@@ -201,6 +201,20 @@ describe("convert-to-llm exit status", () => {
 		expect((await cli(["-"], { stdin: inMessage })).code).toBe(0);
 	});
 
+	it("should give a plugin's message with a toJSON its index in the whole output, as JSON.stringify does", async () => {
+		// --json writes in pieces of a thousand messages, except with --plugin: a toJSON is passed its key.
+		const plugin = writeModule(
+			tmp,
+			"indexed.mjs",
+			`export default { name: "indexed", apply(registry) { registry.register("ticket", () => ({ role: "user", content: "", timestamp: 0, toJSON: (key) => ({ role: "user", content: key, timestamp: 0 }) }), { name: "indexed" }); } };`,
+		);
+		const history = JSON.stringify(Array.from({ length: 1500 }, () => ({ role: "ticket", timestamp: 0 })));
+		const run = await cli(["--json", "--plugin", plugin, "-"], { stdin: history });
+		expect(run.code).toBe(0);
+		const output = JSON.parse(run.stdout) as { content: string }[];
+		expect(output.map((message) => message.content)).toEqual(Array.from({ length: 1500 }, (_, i) => String(i)));
+	});
+
 	it("should say where --json stopped when a message after the first thousand is too deep to write", async () => {
 		const messages = Array.from({ length: 1500 }, (_, i) => `{"role":"user","content":"m${i}","timestamp":0}`);
 		messages[1200] = `{"role":"user","content":${deep},"timestamp":0}`;

@@ -17,8 +17,12 @@ try {
 	// A cache that cannot be set up (a read-only temporary directory) only costs the time it saves.
 }
 import("./process-run.js").catch((error: unknown) => {
-	// The package's own files failed to load (a broken install): one line, as every failure is said.
-	const text = error instanceof Error ? error.message : String(error);
-	process.stderr.write(`convert-to-llm: cannot start: ${text.split("\n")[0]}. Reinstall convert-to-llm.\n`);
+	// The package's own files failed to load (a broken install): one line, as every failure is said,
+	// its controls replaced (a path can hold any character).
+	const text = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+	const shown = text.replace(/\p{Cc}/gu, "\ufffd").replace(/\.$/, "");
+	process.stderr.write(
+		`convert-to-llm: cannot start: ${shown}. Reinstall convert-to-llm, or report it with the command you ran.\n`,
+	);
 	process.exit(2);
 });
