@@ -202,7 +202,7 @@ describe("convert-to-llm exit status", () => {
 	});
 
 	it("should give a plugin's message with a toJSON its index in the whole output, as JSON.stringify does", async () => {
-		// --json writes in pieces of a thousand messages, except with --plugin: a toJSON is passed its key.
+		// --json writes in pieces of 200 messages, except with --plugin: a toJSON is passed its key.
 		const plugin = writeModule(
 			tmp,
 			"indexed.mjs",
@@ -215,16 +215,16 @@ describe("convert-to-llm exit status", () => {
 		expect(output.map((message) => message.content)).toEqual(Array.from({ length: 1500 }, (_, i) => String(i)));
 	});
 
-	it("should say where --json stopped when a message after the first thousand is too deep to write", async () => {
+	it("should say where --json stopped when a message after the first piece is too deep to write", async () => {
 		const messages = Array.from({ length: 1500 }, (_, i) => `{"role":"user","content":"m${i}","timestamp":0}`);
 		messages[1200] = `{"role":"user","content":${deep},"timestamp":0}`;
 		const run = await cli(["--json", "-"], { stdin: `[${messages.join(",")}]` });
 		expect(run.code).toBe(2);
 		expect(run.stderr).toBe(
-			"convert-to-llm: a converted message at #1000 or after is nested too deeply to write as JSON (JavaScript ran out of stack). The output stops after the first 1,000 messages, and is not valid JSON. Flatten the deepest value, or leave that message out.\n",
+			"convert-to-llm: a converted message at #1200 or after is nested too deeply to write as JSON (JavaScript ran out of stack). The output stops after the first 1,200 messages, and is not valid JSON. Flatten the deepest value, or leave that message out.\n",
 		);
-		// What was written is the first thousand messages, as the whole text starts.
-		const first = JSON.parse(`[${messages.slice(0, 1000).join(",")}]`);
+		// What was written is the pieces before the one that holds it (200 messages each), as the whole text starts.
+		const first = JSON.parse(`[${messages.slice(0, 1200).join(",")}]`);
 		expect(run.stdout).toBe(JSON.stringify(first, null, 2).slice(0, -2));
 	});
 

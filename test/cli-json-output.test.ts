@@ -24,7 +24,7 @@ describe("jsonPieces", () => {
 		);
 	});
 
-	it("should write an empty output as [] and one piece per thousand messages, then the bracket", () => {
+	it("should write an empty output as [], and a longer one a piece per PIECE_MESSAGES messages, then the bracket", () => {
 		expect(joined([])).toBe("[]\n");
 		const output = Array.from({ length: 2 * PIECE_MESSAGES + 1 }, (_, i) => ({ role: "user", content: `m${i}` }));
 		const pieces = [...jsonPieces(output, serialize)];
