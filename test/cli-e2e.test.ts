@@ -144,8 +144,9 @@ describe("the convert-to-llm binary", () => {
 	});
 
 	it("should say in one line, with no stack trace, when its own files fail to load", () => {
-		// The entry alone, without the chunk it imports: as a broken install is.
-		const dir = join(work, "broken-install");
+		// The entry alone, without the chunk it imports, in a directory whose name holds CJK, an emoji
+		// and a right-to-left override: as a broken install is, wherever it is.
+		const dir = join(work, "broken-安装-🙂-\u202e-install");
 		mkdirSync(dir, { recursive: true });
 		writeFileSync(join(dir, "cli.js"), readFileSync(bin));
 		const run = spawnSync(process.execPath, [join(dir, "cli.js"), "--version"], { encoding: "utf8" });
@@ -154,6 +155,9 @@ describe("the convert-to-llm binary", () => {
 		expect(run.stderr).toMatch(
 			/^convert-to-llm: cannot start: Cannot find module .*process-run-[^\n]*\. Reinstall convert-to-llm, or report it with the command you ran\.\n$/,
 		);
+		// The override is marked, never printed; the CJK and the emoji are shown as they are.
+		expect(run.stderr).not.toContain("\u202e");
+		expect(run.stderr).toContain("broken-安装-🙂-⟨U+202E⟩-install");
 	});
 
 	it.each([["--version"], ["--help"]])("should write %s to a file as it writes it to a pipe", (flag) => {

@@ -18,9 +18,16 @@ try {
 }
 import("./process-run.js").catch((error: unknown) => {
 	// The package's own files failed to load (a broken install): one line, as every failure is said,
-	// its controls replaced (a path can hold any character).
+	// controls replaced and invisible characters marked (a path may hold any), as the view does
+	// (src/view/invisible.ts, which may be among the files that failed to load).
 	const text = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
-	const shown = text.replace(/\p{Cc}/gu, "\ufffd").replace(/\.$/, "");
+	const shown = text
+		.replace(/\p{Cc}/gu, "\ufffd")
+		.replace(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu, (c) => {
+			const hex = (c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+			return `⟨U+${hex}⟩`;
+		})
+		.replace(/\.$/, "");
 	process.stderr.write(
 		`convert-to-llm: cannot start: ${shown}. Reinstall convert-to-llm, or report it with the command you ran.\n`,
 	);
