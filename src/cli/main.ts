@@ -283,8 +283,7 @@ function writePieces(io: CliIo, pieces: Iterable<string>): number {
 		try {
 			io.stdout.write(piece);
 		} catch (error) {
-			if (codeOf(error) === "EPIPE") return ExitCode.OK;
-			throw writeFailed(error);
+			return outputFailed(error);
 		}
 	}
 	return ExitCode.OK;
@@ -300,9 +299,14 @@ function write(io: CliIo, text: string): number {
 		io.stdout.write(text);
 		return ExitCode.OK;
 	} catch (error) {
-		if (codeOf(error) === "EPIPE") return ExitCode.OK;
-		throw writeFailed(error);
+		return outputFailed(error);
 	}
+}
+
+/** A failed write of the output: exit 0 when its reader went away (`EPIPE`), else one line and exit 2. */
+function outputFailed(error: unknown): number {
+	if (codeOf(error) === "EPIPE") return ExitCode.OK;
+	throw writeFailed(error);
 }
 
 function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]): Registry {
