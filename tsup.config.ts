@@ -1,43 +1,30 @@
 import { defineConfig } from "tsup";
+import { BIN_ENTRIES, ENTRIES } from "./scripts/entries.mjs";
 
 // One build for every entry point, ESM and CJS, with code splitting in both formats: the error
 // classes then live in one shared chunk, so `instanceof ConvertToLlmError` holds across entry points.
+// The entry list is scripts/entries.mjs, which package.json's `exports` are checked against.
 export default defineConfig({
 	entry: {
-		index: "src/index.ts",
-		preset: "src/preset.ts",
-		hooks: "src/hooks/index.ts",
-		filters: "src/filters/index.ts",
-		session: "src/session/index.ts",
-		// The pi extension (package.json `pi.extensions`) and its API for other extensions.
-		pi: "src/pi/index.ts",
+		...ENTRIES,
 		// The `convert-to-llm` bin: its source starts with a `#!/usr/bin/env node` line, which esbuild
 		// keeps (and tsup then makes the file executable). Built with the library so that it shares
 		// its chunks: a plugin loaded with --plugin and the CLI then use the same error classes.
-		cli: "src/cli/bin.ts",
+		...BIN_ENTRIES,
 		// The worker thread that reads the start of a long session file (src/session/parallel-read.ts
 		// finds it beside its own chunk, in dist/).
 		"read-worker": "src/session/read-worker.ts",
 	},
 	format: ["esm", "cjs"],
-	// The bin has no API: no declaration files for it.
-	dts: {
-		entry: {
-			index: "src/index.ts",
-			preset: "src/preset.ts",
-			hooks: "src/hooks/index.ts",
-			filters: "src/filters/index.ts",
-			session: "src/session/index.ts",
-			pi: "src/pi/index.ts",
-		},
-	},
+	// The bin has no API: declaration files for the entries only.
+	dts: { entry: { ...ENTRIES } },
 	splitting: true,
 	// The CJS build has no `import.meta`: its `import.meta.url` (parallel-read.ts finds the worker
 	// thread's file by it) becomes the file's own URL.
 	shims: true,
 	sourcemap: true,
 	clean: true,
-	target: "node20",
+	target: "node22",
 	platform: "node",
 	// pi's packages are ESM-only and only their types are used: never bundle or require them.
 	external: [

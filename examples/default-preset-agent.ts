@@ -1,112 +1,114 @@
 /**
- * Demonstrates the default preset plugged into a real pi-agent-core `Agent`:
- * `createDefaultRegistry().use(blockImages({ enabled: () => settings.blockImages }))` as the agent's
- * `convertToLlm`, with pi-ai's faux provider standing in for a model (offline, no API key). It prints
- * what the model received on each turn: the app roles converted as pi does, the `!!` command left
- * out, and images blocked or not as the live setting says.
+ * Demonstrates convert-to-llm on pi 1.x (`@earendil-works/*`): the default preset, typed through
+ * `convert-to-llm/preset`, as the `convertToLlm` of a real pi-agent-core 1.x `Agent`, with
+ * pi-ai's faux provider standing in for a model (offline, no API key). Since pi 0.86 the system prompt
+ * and the tool list are `system` messages in the history, and the model gets only what `convertToLlm`
+ * returns: the example checks that the provider received the system prompt and the tool, exactly as
+ * with pi-coding-agent's own `convertToLlm`.
  *
- * Run: npm run build && npx tsx examples/default-preset-agent.ts
+ * Needs Node >= 22.19 (pi 1.x's own requirement). Run: npm run build && npx tsx examples/default-preset-agent.ts
+ * (`npm run examples` runs every example on the Node that scripts/pi-node.mjs provides).
  */
 import assert from "node:assert/strict";
-import { Agent, type AgentMessage } from "@mariozechner/pi-agent-core";
-import { type Context, fauxAssistantMessage, type Message, registerFauxProvider } from "@mariozechner/pi-ai";
+import { Agent, type AgentMessage, type AgentTool } from "@earendil-works/pi-agent-core";
 import {
-	type ConvertToLlmError,
-	createBranchSummaryMessage,
-	createCompactionSummaryMessage,
-	createCustomMessage,
-} from "convert-to-llm";
-import { blockImages } from "convert-to-llm/hooks";
+	createModels,
+	fauxAssistantMessage,
+	fauxProvider,
+	fauxToolCall,
+	getCurrentSystemPrompt,
+	getCurrentTools,
+	type Message,
+	type TranscriptContext,
+} from "@earendil-works/pi-ai";
+import { convertToLlm as piConvertToLlm } from "@earendil-works/pi-coding-agent";
+import { createBranchSummaryMessage, createCustomMessage } from "convert-to-llm";
 import { createDefaultRegistry } from "convert-to-llm/preset";
 
-/** A live setting, as pi's settings manager has: read on every conversion. */
-const settings = { blockImages: true };
-
-const registry = createDefaultRegistry().use(blockImages({ enabled: () => settings.blockImages }));
-const problems: ConvertToLlmError[] = [];
-registry.hooks.error.tap("example:log", (error) => {
-	problems.push(error);
-});
+const echo: AgentTool = {
+	name: "echo",
+	label: "Echo",
+	description: "Repeats its text",
+	parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+	execute: async (_id, params) => ({
+		content: [{ type: "text", text: String((params as { text?: unknown }).text) }],
+		details: undefined,
+	}),
+} as AgentTool;
 
 const history: AgentMessage[] = [
-	createCompactionSummaryMessage("We set up the repo and wrote the parser.", 48_000, "2025-01-31T12:00:00.000Z"),
-	createBranchSummaryMessage("Tried a regex parser; it could not handle nesting.", "a1b2c3d4", "2025-01-31T12:05:00Z"),
+	{ role: "compactionSummary", summary: "We set up the repo.", tokensBefore: 48_000, timestamp: 1 },
+	createBranchSummaryMessage("Tried a regex parser; it could not handle nesting.", "a1b2c3d4", 2),
 	{
 		role: "bashExecution",
 		command: "npm test",
-		output: "1 failing: parses [[a]]",
+		output: "1 failing",
 		exitCode: 1,
 		cancelled: false,
 		truncated: false,
-		timestamp: Date.parse("2025-01-31T12:06:00Z"),
+		timestamp: 3,
 	},
-	{
-		role: "bashExecution",
-		command: "cat ~/.netrc",
-		output: "machine example.com password hunter2",
-		exitCode: 0,
-		cancelled: false,
-		truncated: false,
-		excludeFromContext: true, // run with `!!`: for the user's eyes only
-		timestamp: Date.parse("2025-01-31T12:07:00Z"),
-	},
-	createCustomMessage("notes", "CI runs on Node 20.", true, undefined, "2025-01-31T12:08:00Z"),
+	createCustomMessage("notes", "CI runs on Node 22.", true, undefined, 4),
 ];
 
-const screenshot = { type: "image" as const, data: "iVBORw0KGgoAAAANSUhEUg==", mimeType: "image/png" };
+/** Runs one turn ("Fix the parser.") and returns every context the provider received. */
+async function run(convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>) {
+	const faux = fauxProvider();
+	const models = createModels();
+	models.setProvider(faux.provider);
+	const received: TranscriptContext[] = [];
+	const record = (answer: Message & { role: "assistant" }) => (context: TranscriptContext) => {
+		received.push(structuredClone(context));
+		return answer;
+	};
+	faux.setResponses([
+		record(fauxAssistantMessage(fauxToolCall("echo", { text: "parser fixed" }), { stopReason: "toolUse" })),
+		record(fauxAssistantMessage("Done: the parser handles nesting.")),
+	]);
+	const agent = new Agent({
+		initialState: {
+			systemPrompt: "You are a careful coding agent.",
+			model: faux.getModel(),
+			tools: [echo],
+			messages: structuredClone(history),
+		},
+		convertToLlm,
+		streamFn: models.streamSimple.bind(models),
+	});
+	await agent.prompt("Fix the parser.");
+	return received;
+}
 
-const faux = registerFauxProvider();
-const received: Context[] = [];
-const reply = (text: string) => (context: Context) => {
-	received.push({ ...context, messages: [...context.messages] });
-	return fauxAssistantMessage(text);
-};
-faux.setResponses([reply("The parser drops nested brackets."), reply("Now I can see the screenshot.")]);
-
-const agent = new Agent({
-	initialState: { systemPrompt: "You are a careful coding agent.", model: faux.getModel(), messages: history },
-	convertToLlm: registry.convert,
+const registry = createDefaultRegistry();
+const problems: string[] = [];
+registry.hooks.error.tap("example:log", (error) => {
+	problems.push(error.message);
 });
 
-const describe = (m: Message): string => {
-	const blocks = typeof m.content === "string" ? [{ type: "text" as const, text: m.content }] : m.content;
-	const text = blocks
-		.map((b) => (b.type === "text" ? b.text : b.type === "image" ? "[image]" : `[${b.type}]`))
-		.join(" | ");
-	return `${m.role}: ${text.length > 110 ? `${text.slice(0, 107)}...` : text}`.replaceAll("\n", "\\n");
-};
+const ours = await run(registry.convert);
+const theirs = await run(piConvertToLlm);
 
-try {
-	await agent.prompt({
-		role: "user",
-		content: [{ type: "text", text: "Why does the test fail? Screenshot attached." }, screenshot],
-		timestamp: Date.parse("2025-01-31T12:09:00Z"),
-	});
-	const afterFirst = agent.state.messages.length;
-	settings.blockImages = false; // the user turns image reading on mid-session
-	await agent.prompt({ role: "user", content: "Look again.", timestamp: Date.parse("2025-01-31T12:10:00Z") });
-
-	received.forEach((context, turn) => {
-		console.log(`--- turn ${turn + 1}: the model received ${context.messages.length} messages`);
-		for (const m of context.messages) console.log(`  ${describe(m)}`);
-	});
-	console.log(`--- the agent's history keeps all ${agent.state.messages.length} messages, app roles included`);
-
-	// Running this file is a check: it throws if the model saw anything but the registry's conversion.
-	const [first, second] = received;
-	assert.ok(first && second, "the provider was called once per prompt");
-	const withImagesBlocked = createDefaultRegistry().use(blockImages({ enabled: true }));
-	const plainPreset = createDefaultRegistry();
-	const firstInput = agent.state.messages.slice(0, afterFirst - 1); // history + prompt 1
-	const secondInput = agent.state.messages.slice(0, -1); // … + reply 1 + prompt 2
-	assert.deepEqual(first.messages, withImagesBlocked.convert(firstInput), "turn 1: the preset with images blocked");
-	assert.deepEqual(second.messages, plainPreset.convert(secondInput), "turn 2: the preset with images allowed");
-	assert.ok(!JSON.stringify(received).includes("hunter2"), "the !! command never reached the model");
-	assert.ok(!JSON.stringify(first.messages).includes('"type":"image"'), "turn 1: images blocked");
-	assert.ok(JSON.stringify(second.messages).includes('"type":"image"'), "turn 2: images allowed");
-	assert.equal(agent.state.errorMessage, undefined, "both turns completed");
-	assert.deepEqual(problems, [], "no conversion problems were reported");
-	console.log("OK: the model received exactly the default preset's conversion, on every turn.");
-} finally {
-	faux.unregister();
+for (const [turn, context] of ours.entries()) {
+	const roles = context.messages.map((m) => m.role).join(", ");
+	const tools = getCurrentTools(context.messages).map((tool) => tool.name);
+	console.log(`request ${turn + 1}: ${roles}`);
+	console.log(
+		`  system prompt: ${JSON.stringify(getCurrentSystemPrompt(context.messages))}; tools: ${tools.join(", ")}`,
+	);
 }
+
+assert.equal(ours.length, 2, "the agent made two requests (tool call, then answer)");
+for (const context of ours) {
+	assert.equal(getCurrentSystemPrompt(context.messages), "You are a careful coding agent.");
+	assert.deepEqual(
+		getCurrentTools(context.messages).map((tool) => tool.name),
+		["echo"],
+	);
+}
+// Equal to pi's requests but for what differs between any two runs (clock, generated ids, durations).
+const RUN_SPECIFIC = new Set(["timestamp", "id", "toolCallId", "api", "durationMs"]);
+const stable = (contexts: TranscriptContext[]) =>
+	JSON.stringify(contexts, (key, value) => (RUN_SPECIFIC.has(key) ? undefined : value));
+assert.equal(stable(ours), stable(theirs), "the same requests as with pi-coding-agent's convertToLlm");
+assert.deepEqual(problems, []);
+console.log("OK: the system prompt and the tools reached the provider, as with pi's own convertToLlm.");

@@ -7,8 +7,8 @@
  * Run: npm run build && npx tsx examples/extension-custom-role.ts
  */
 import assert from "node:assert/strict";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { type CustomMessage, createCustomMessage, type Plugin } from "convert-to-llm";
 import { createDefaultRegistry } from "convert-to-llm/preset";
 
@@ -29,7 +29,7 @@ interface ArtifactStatus {
 }
 
 // The new role joins AgentMessage: the agent's history may hold it, and `register("artifact", …)` is typed.
-declare module "@mariozechner/pi-agent-core" {
+declare module "@earendil-works/pi-agent-core" {
 	interface CustomAgentMessages {
 		artifact: ArtifactMessage;
 	}

@@ -6,7 +6,7 @@
  * Run: npm run build && npx tsx examples/filters-prune.ts
  */
 import assert from "node:assert/strict";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { pruneMessages } from "convert-to-llm/filters";
 import { createDefaultRegistry } from "convert-to-llm/preset";
 

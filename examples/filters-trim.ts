@@ -6,8 +6,8 @@
  * Run: npm run build && npx tsx examples/filters-trim.ts
  */
 import assert from "node:assert/strict";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { estimateTokens, trimToTokens } from "convert-to-llm/filters";
 import { createDefaultRegistry } from "convert-to-llm/preset";
 

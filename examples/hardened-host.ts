@@ -12,8 +12,8 @@
  * Run: npm run build && npx tsx examples/hardened-host.ts
  */
 import assert from "node:assert/strict";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import {
 	type BashExecutionMessage,
 	type ConvertToLlmError,

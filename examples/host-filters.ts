@@ -7,8 +7,8 @@
  * Run: npm run build && npx tsx examples/host-filters.ts
  */
 import assert from "node:assert/strict";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { AsyncHookInSyncConvertError, type Plugin, Stage } from "convert-to-llm";
 import { blockImages } from "convert-to-llm/hooks";
 import { createDefaultRegistry } from "convert-to-llm/preset";

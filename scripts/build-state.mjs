@@ -6,7 +6,7 @@
  * newest file under src/, scripts/, package.json or tsup.config.ts. Used by the tests' global setup
  * (test/support/build.ts) and by `npm start`, which then builds only when the sources changed.
  *
- * Usage: node scripts/build-state.mjs --build   (runs `npm run build` when stale, else nothing)
+ * Usage: node scripts/build-state.mjs --build   (builds quietly when stale, else nothing)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,6 +14,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Builds dist/ with one line of progress (scripts/build.mjs --quiet) on this Node; returns the child's result. */
+export function buildQuietly(options = {}) {
+	return spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs"), "--quiet"], { cwd: ROOT, ...options });
+}
+
 /** What a build reads: a change to any of these makes dist/ stale. */
 const SOURCES = ["src", "scripts", "package.json", "tsup.config.ts"];
 
@@ -56,11 +61,6 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
 	if (!process.argv.includes("--build")) {
 		console.log(staleness() ?? "dist/ is fresh");
 	} else {
-		const reason = staleness();
-		if (reason !== undefined) {
-			console.error(`[build] ${reason}: npm run build`);
-			const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
-			process.exitCode = build.status ?? 1;
-		}
+		if (staleness() !== undefined) process.exitCode = buildQuietly({ stdio: "inherit" }).status ?? 1;
 	}
 }

@@ -4,3 +4,5 @@ export const PI_NODE_VERSION: string;
 export function isPiNodeVersion(version: string): boolean;
 /** The absolute path of a Node >= 22.19 binary; installs the pinned one on first use (throws, saying what to do, when it cannot). */
 export function resolvePiNode(): string;
+/** The script file a target names: a path to a file, or a package binary in node_modules/.bin. */
+export function scriptOf(target: string): string;

@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 /**
- * A Node.js runtime for pi 1.x (`@earendil-works/*`), which needs Node >= 22.19 and fails to import
- * on older ones (`node:fs` has no `globSync`). The library itself runs on Node 20; its tests, the
- * bench and the pi-extension checks run the pi 1.x side in a child process on this runtime.
+ * The Node.js runtime the project runs on: Node >= 22.19, which pi 1.x (`@earendil-works/*`) and
+ * secretlint 13 need (Node 20 reached its end of life on 2026-04-30). Every npm script (`test`,
+ * `start`, `build`, `bench`, `examples`, `typecheck`) runs through it, so a clone works on a machine
+ * whose own Node is older.
  *
  * When the running Node is new enough it is used as it is. Otherwise the npm registry's
  * `node-<platform>-<arch>` package (a plain binary, no install script) is installed once into
  * node_modules/.cache/convert-to-llm/, pinned to {@link PI_NODE_VERSION}, and reused after that.
  *
  * As a module: `resolvePiNode()` returns the binary's absolute path (installing it if needed) and
- * throws an error that says what to do when it cannot. As a command: prints that path.
+ * throws an error that says what to do when it cannot. As a command: `node scripts/pi-node.mjs`
+ * prints that path; `node scripts/pi-node.mjs <bin or script> [args...]` runs a package binary
+ * (`vitest`, `tsc`: looked up in node_modules/.bin) or a script file on it, with the same arguments,
+ * standard streams and exit status.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -74,6 +78,42 @@ export function resolvePiNode() {
 	return binary;
 }
 
+/** The script file `target` names: a path to a file, or a package binary in node_modules/.bin. */
+export function scriptOf(target) {
+	if (/[\\/]/.test(target) || /\.[cm]?[jt]s$/.test(target)) return target;
+	const bin = join(ROOT, "node_modules", ".bin", target);
+	if (!existsSync(bin))
+		throw new Error(`No script ${target}: not a file, and node_modules/.bin has no ${target} (run npm install).`);
+	return realpathSync(bin);
+}
+
+/** Runs `target` on the project's Node with `args`; exits as it exits (a signal is passed on, both ways). */
+function runOnPiNode(target, args) {
+	let node;
+	let script;
+	try {
+		node = resolvePiNode();
+		script = scriptOf(target);
+	} catch (error) {
+		process.stderr.write(`pi-node: ${error.message}\n`);
+		process.exit(1);
+	}
+	const child = spawn(node, [script, ...args], { stdio: "inherit" });
+	for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+	child.on("error", (error) => {
+		process.stderr.write(`pi-node: cannot start ${node}: ${error.message}\n`);
+		process.exit(1);
+	});
+	child.on("exit", (code, signal) => {
+		if (signal !== null) {
+			process.removeAllListeners(signal);
+			process.kill(process.pid, signal);
+		} else process.exit(code ?? 1);
+	});
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-	process.stdout.write(`${resolvePiNode()}\n`);
+	const [target, ...args] = process.argv.slice(2);
+	if (target === undefined) process.stdout.write(`${resolvePiNode()}\n`);
+	else runOnPiNode(target, args);
 }

@@ -4,7 +4,7 @@
  * Mirrors pi-coding-agent 0.73.1 `src/core/messages.ts` field for field, so a history written by pi
  * type-checks and converts the same way here.
  */
-import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent } from "@earendil-works/pi-ai";
 import { InvalidMessageError } from "./errors.js";
 
 /**
@@ -142,7 +142,7 @@ export interface CompactionSummaryMessage {
 	timestamp: number;
 }
 
-declare module "@mariozechner/pi-agent-core" {
+declare module "@earendil-works/pi-agent-core" {
 	interface CustomAgentMessages {
 		bashExecution: BashExecutionMessage;
 		custom: CustomMessage;

@@ -1,8 +1,8 @@
 /**
  * The default preset: pi-coding-agent 0.73.1's conversion, as ordinary plugins.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { bashExecution, branchSummary, compactionSummary, custom, modelRoles } from "./builtin-converters/index.js";
 import { createRegistry, type Plugin, type Registry, type RegistryOptions } from "./registry/index.js";
 

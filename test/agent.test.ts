@@ -16,8 +16,7 @@ import {
 	Type,
 	type UserMessage,
 } from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { blockImages } from "../src/hooks/index.js";
+import { convertToLlm as upstreamConvertToLlm } from "@mariozechner/pi-coding-agent";
 import {
 	AsyncHookInSyncConvertError,
 	ConversionError,
@@ -26,9 +25,11 @@ import {
 	createCompactionSummaryMessage,
 	createCustomMessage,
 	type Registry,
-} from "../src/index.js";
-import { createDefaultRegistry } from "../src/preset.js";
-import { createUpstreamBlockImages, upstreamConvertToLlm } from "./support/upstream.js";
+} from "convert-to-llm/pi-0.73";
+import { blockImages } from "convert-to-llm/pi-0.73/hooks";
+import { createDefaultRegistry } from "convert-to-llm/pi-0.73/preset";
+import { afterEach, describe, expect, it } from "vitest";
+import { createUpstreamBlockImages } from "./support/upstream.js";
 
 const T0 = 1_700_000_000_000;
 const SYSTEM_PROMPT = "You are a careful coding agent.";
@@ -225,7 +226,7 @@ describe("Agent with convertToLlm: registry.convert", () => {
 
 			const sent = contexts[0]!.messages;
 			expect(sent).toStrictEqual(registry.convert([...history, prompt]));
-			expect(sent).toStrictEqual(upstream.convert([...history, prompt]));
+			expect(sent).toStrictEqual(upstream.convert([...history, prompt] as never));
 			expect(JSON.stringify(sent)).not.toContain('"type":"image"');
 			expect(JSON.stringify(sent)).toContain("Image reading is disabled.");
 		} finally {

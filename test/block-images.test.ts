@@ -11,8 +11,8 @@
  * placeholder collapses with an image placeholder beside it (either side) or with itself, but only in
  * a message that holds an image.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ImageContent, Message, TextContent, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { ImageContent, Message, TextContent, ToolResultMessage } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ConvertToLlmError } from "../src/errors.js";

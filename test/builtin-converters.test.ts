@@ -2,8 +2,8 @@
  * The built-in converters of the default preset, rule by rule: each row states the input and the exact
  * output, and is checked through the converter, through `convertToLlm` and against pi 0.73.1.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ImageContent, Message, TextContent, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { ImageContent, Message, TextContent, ToolResultMessage, UserMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	BASH_EXECUTION_PLUGIN,

@@ -3,7 +3,7 @@
  * in the blocks and the footer, and what a session's `context_edit` entries did, in the view and in
  * `--explain`. `cli.test.ts` runs the same through `main()` on session files.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { terminalColumns } from "../src/cli/terminal-columns.js";
 import type { Explanation, MessageExplanation } from "../src/registry/types.js";

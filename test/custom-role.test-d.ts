@@ -2,8 +2,8 @@
  * A consumer declares a new role by merging into pi-agent-core's `CustomAgentMessages`, as an
  * extension would, and registers a converter typed for it.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import { describe, expectTypeOf, it } from "vitest";
 import type { AgentRole, BashExecutionMessage, Converter, MessageOfRole, Plugin, Registry } from "../src/index.js";
 
@@ -16,7 +16,7 @@ interface TicketMessage {
 	timestamp: number;
 }
 
-declare module "@mariozechner/pi-agent-core" {
+declare module "@earendil-works/pi-agent-core" {
 	interface CustomAgentMessages {
 		ticket: TicketMessage;
 	}

@@ -2,8 +2,8 @@
  * The error family: one base class, a named subclass per problem with a stable `code`, structured
  * fields (`role`, `customType`, `index`, `plugin`, `cause`) and a message that says what to do next.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	AsyncHookInSyncConvertError,

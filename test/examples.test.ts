@@ -65,12 +65,12 @@ const expectedOutput: Record<string, string[]> = {
 		'"command":"GITHUB_TOKEN=[REDACTED:github] gh release create v1"',
 		"OK: every secret was replaced before the request left; the history is untouched.",
 	],
-	"pi1-agent.ts": [
+	"default-preset-agent.ts": [
 		"request 1: system, user, user, user, user, user",
 		'  system prompt: "You are a careful coding agent."; tools: echo',
 		"OK: the system prompt and the tools reached the provider, as with pi's own convertToLlm.",
 	],
-	"default-preset-agent.ts": [
+	"pi-0.73-agent.ts": [
 		"--- turn 1: the model received 5 messages",
 		"user: Why does the test fail? Screenshot attached. | Image reading is disabled.",
 		"--- turn 2: the model received 7 messages",

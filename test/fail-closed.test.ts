@@ -5,8 +5,8 @@
  * a message it cannot do its job on is dropped and reported once, the rest of the history is still
  * hardened, and nothing falls back to the unsafe built-in path.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	BLOCK_IMAGES_PLUGIN,

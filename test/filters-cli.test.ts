@@ -3,7 +3,7 @@
  * plugins of `convert-to-llm/filters` (the same output as the library), the header names them and
  * `--explain` says what each removed or changed; bad values are usage errors (exit 2).
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { parsePruneSpec } from "../src/cli/filter-options.js";
 import { pruneMessages } from "../src/filters/prune-messages.js";

@@ -3,7 +3,7 @@
  * "prune": { … } }` in settings.json (and `redactSecrets`, `maxTokens=N` in the flag) add the
  * filters to the registry every request goes through; bad values are problems and stay off.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { createHost } from "../src/pi/host.js";
 import type { PiExtensionApi } from "../src/pi/pi-api.js";

@@ -6,7 +6,7 @@
  * before comparing: a tool message left empty goes (pi sends no orphan results), and `user` and
  * `system` messages stay even when empty.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { pruneMessages as aiPruneMessages, type ModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -28,8 +28,7 @@ function blockKey(block: unknown): string {
 
 function toModelMessages(messages: readonly Message[]): Tagged[] {
 	return messages.map((message, index): Tagged => {
-		const role = message.role as string;
-		if (role === "system")
+		if (message.role === "system")
 			return { role: "system", content: String((message as { content: unknown }).content), index };
 		if (message.role === "user") {
 			const content =

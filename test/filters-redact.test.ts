@@ -4,8 +4,8 @@
  * receives; a clean corpus of ordinary tool output, unchanged; secretlint's own escape hatches
  * (a `secretlint-disable` comment in the text) closed; and the failure modes, closed.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { REDACT_SECRETS_PLUGIN, redactSecrets } from "../src/filters/redact-secrets.js";
 import { loadSecretlint } from "../src/filters/secret-detector.js";
@@ -308,7 +308,7 @@ describe("redactSecrets", () => {
 		cyclic.self = cyclic;
 		const history = [
 			user("fine"),
-			assistant([{ type: "toolCall", id: "c1", name: "x", arguments: cyclic }]),
+			assistant([{ type: "toolCall", id: "c1", name: "x", arguments: cyclic as never }]),
 			user(SECRETS[2]?.text ?? ""),
 		];
 		const output = await reg.convertAsync(history);

@@ -5,6 +5,8 @@
  * but the system message fits, or the system message alone is over budget), pi's rule is checked
  * instead: the system messages alone, and one problem. Properties cover system messages anywhere.
  */
+
+import type { Message } from "@earendil-works/pi-ai";
 import {
 	AIMessage,
 	type BaseMessage,
@@ -13,7 +15,6 @@ import {
 	ToolMessage,
 	trimMessages,
 } from "@langchain/core/messages";
-import type { Message } from "@mariozechner/pi-ai";
 import { estimateTokens as piEstimateTokens } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -30,8 +31,7 @@ const RUNS = 2500;
 function toLangChain(messages: readonly Message[]): BaseMessage[] {
 	return messages.map((message, index) => {
 		const id = String(index);
-		const role = message.role as string;
-		if (role === "system") return new SystemMessage({ content: "system", id });
+		if (message.role === "system") return new SystemMessage({ content: "system", id });
 		if (message.role === "user") return new HumanMessage({ content: "user", id });
 		if (message.role === "toolResult")
 			return new ToolMessage({ content: "result", tool_call_id: message.toolCallId, id });

@@ -3,8 +3,8 @@
  * `lint`. Each table starts from what pi-coding-agent 0.73.1 does (the reproduction)
  * and shows what the plugin changes, and that it changes nothing else.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { AssistantMessage, Message, ToolResultMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	blockImages,

@@ -3,8 +3,8 @@
  * waterfall, run by `convert` and `convertAsync`), `afterConvertAsync` (async waterfall, run by
  * `convertAsync` only) and `error`, with faulty taps contained in lenient mode and thrown in strict.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	AsyncHookInSyncConvertError,

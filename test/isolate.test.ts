@@ -1,5 +1,5 @@
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { blockImages } from "../src/hooks/index.js";
 import { createRegistry } from "../src/index.js";

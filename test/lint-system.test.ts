@@ -11,7 +11,7 @@
  * - A history whose system messages do not lead is no problem: pi's own loop writes one, and pi-ai
  *   folds it into a leading one or sends it in place.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { blockImages, type LintError, type LintRule, lint } from "../src/hooks/index.js";
 import { createDefaultRegistry } from "../src/preset.js";

@@ -8,8 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upstreamConvertToLlm } from "./support/upstream.js";
 
@@ -215,7 +215,7 @@ describe("the build output", () => {
 			readdirSync(DIST).filter(
 				(file) =>
 					file.endsWith(suffix) &&
-					readFileSync(join(DIST, file), "utf8").includes('declare module "@mariozechner/pi-agent-core"'),
+					readFileSync(join(DIST, file), "utf8").includes('declare module "@earendil-works/pi-agent-core"'),
 			);
 		expect(augmenting(".d.ts").length).toBeGreaterThan(0);
 		expect(augmenting(".d.cts").length).toBeGreaterThan(0);

@@ -7,8 +7,8 @@
 
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import * as tui16 from "@earendil-works/pi-tui";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import * as tui073 from "@mariozechner/pi-tui";
 import fc from "fast-check";
 import stringWidth from "string-width";

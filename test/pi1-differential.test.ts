@@ -32,8 +32,8 @@
  * size printed at the end is reproducible; set `FC_SEED` to explore others.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockImages } from "../src/hooks/block-images.js";

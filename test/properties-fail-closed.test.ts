@@ -4,8 +4,8 @@
  * `test/support/hostile.ts`: non-string fields, image blocks not typed "image", throwing getters and
  * hostile thrown values. Each property fails on the code before its fix.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

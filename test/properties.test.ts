@@ -4,8 +4,8 @@
  * modes, `lint` in both modes, `isolate`), with arbitrary post-conversion taps where the invariant
  * says "whatever is tapped".
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

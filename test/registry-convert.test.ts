@@ -3,8 +3,8 @@
  * malformed input, faulty converters (each reported once in lenient mode and thrown in strict mode),
  * unbound use and the input left untouched.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { fauxAssistantMessage, type UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { fauxAssistantMessage, type UserMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import {
 	type BashExecutionMessage,
@@ -391,7 +391,7 @@ describe("registry.convert", () => {
 			expect(userTexts(output)).toEqual([userTexts([bashToUser(bash("ls"))])[0], "after"]);
 			expect(compiled.errors).toHaveLength(1);
 			expect(compiled.errors[0]).toMatchObject({ index: 0, plugin: "unreadable" });
-			for (const options of [{ interpreted: true }, { isolate: true }]) {
+			for (const options of [{ isolate: true }]) {
 				const other = make(options);
 				expect(other.registry.convert(history)).toStrictEqual(output);
 				expect(other.errors.map((e) => e.message)).toEqual(compiled.errors.map((e) => e.message));
@@ -610,7 +610,7 @@ describe("registry.convert", () => {
 
 			const passed = input.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "toolResult");
 			for (const message of passed) expect(output).toContain(message);
-			expect(output.filter((m) => passed.includes(m))).toHaveLength(passed.length);
+			expect(output.filter((m) => (passed as readonly unknown[]).includes(m))).toHaveLength(passed.length);
 		});
 
 		it("should return a new array, never the input", () => {

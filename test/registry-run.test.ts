@@ -3,7 +3,7 @@
  * paths that decide what to send (the pi extension, the CLI): the same output as `convert`, every
  * problem collected (never thrown or emitted), and `failed` when the conversion failed closed.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { AsyncHookInSyncConvertError, ErrorCode } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";

@@ -2,8 +2,8 @@
  * `registry.sanitize()`: a per-message stage that is an `afterConvert` tap (named, staged, listed by
  * `explain`) and is applied inside the loop when nothing before it can change the output.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { InvalidPluginError, type Sanitizer, Stage } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";

@@ -3,8 +3,8 @@
  * 200,000 messages both convert (no recursion, no `push(...xs)` argument-count overflow). These are
  * correctness tests, not timing tests.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message, UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message, UserMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { type BashExecutionMessage, type ConvertToLlmError, createRegistry } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";

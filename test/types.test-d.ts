@@ -3,8 +3,14 @@
  * pi-ai messages; `customType` is for role `custom` only; undeclared roles fail; `registry.convert`
  * fits pi-agent-core's `convertToLlm`; a plugin needs a name.
  */
-import { Agent, type AgentLoopConfig, type AgentMessage, type AgentOptions } from "@mariozechner/pi-agent-core";
-import type { Message, UserMessage } from "@mariozechner/pi-ai";
+import {
+	Agent,
+	type AgentLoopConfig,
+	type AgentMessage,
+	type AgentOptions,
+	type StreamFn,
+} from "@earendil-works/pi-agent-core";
+import type { Message, UserMessage } from "@earendil-works/pi-ai";
 import type { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";
 import { describe, expectTypeOf, it } from "vitest";
 import type {
@@ -32,6 +38,8 @@ import { createRegistry } from "../src/index.js";
 import { convertToLlm, createDefaultRegistry } from "../src/preset.js";
 
 declare const registry: Registry;
+/** pi-agent-core requires a `streamFn` since pi 0.82. */
+declare const streamFn: StreamFn;
 const reply = (text: string): UserMessage => ({ role: "user", content: text, timestamp: 0 });
 
 describe("AgentRole and MessageOfRole", () => {
@@ -156,8 +164,8 @@ describe("registry.register", () => {
 		registry.register("branchSummary", (_m, ctx) => ctx.messages[0] as AgentMessage, { name: "x" });
 		// @ts-expect-error: a string is not a Message
 		registry.register("compactionSummary", (m) => m.summary, { name: "x" });
-		// @ts-expect-error: "system" is not a pi-ai role
-		registry.register("compactionSummary", (m) => ({ role: "system", content: m.summary, timestamp: 0 }), {
+		// @ts-expect-error: "developer" is not a pi-ai role
+		registry.register("compactionSummary", (m) => ({ role: "developer", content: m.summary, timestamp: 0 }), {
 			name: "x",
 		});
 	});
@@ -196,9 +204,9 @@ describe("registry.convert", () => {
 		expectTypeOf(convertToLlm).toExtend<AgentLoopConfig["convertToLlm"]>();
 
 		const fromDefault = createDefaultRegistry();
-		const agent = new Agent({ convertToLlm: fromDefault.convert });
-		new Agent({ convertToLlm: fromDefault.convertAsync });
-		new Agent({ convertToLlm: createRegistry({ strict: true }).convert });
+		const agent = new Agent({ convertToLlm: fromDefault.convert, streamFn });
+		new Agent({ convertToLlm: fromDefault.convertAsync, streamFn });
+		new Agent({ convertToLlm: createRegistry({ strict: true }).convert, streamFn });
 		expectTypeOf(agent.convertToLlm).toEqualTypeOf<AgentLoopConfig["convertToLlm"]>();
 	});
 

@@ -11,7 +11,7 @@
  * In TypeScript, the extension declares the role by merging it into pi's message table, so that
  * `registry.register("ticket", …)` types its argument:
  *
- *   declare module "@mariozechner/pi-agent-core" {
+ *   declare module "@earendil-works/pi-agent-core" {
  *     interface CustomAgentMessages {
  *       ticket: { role: "ticket"; ticket: string; title: string; status: string; timestamp: number };
  *     }

@@ -1,5 +1,5 @@
 /** The built-in `bashExecution` plugin: pi's `!` runs as user text, `!!` runs excluded. */
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import { type BashExecutionMessage, bashExecutionToText } from "../messages.js";
 import type { Plugin } from "../registry/index.js";
 import { bashTextMemo } from "./bash-text-memo.js";

@@ -1,5 +1,5 @@
 /** The built-in `custom` plugin: extension messages sent as user messages, as pi does. */
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import type { CustomMessage } from "../messages.js";
 import type { Plugin } from "../registry/index.js";
 

@@ -1,5 +1,5 @@
 /** The built-in `branchSummary` and `compactionSummary` plugins: summaries wrapped as pi wraps them. */
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import {
 	BRANCH_SUMMARY_PREFIX,
 	BRANCH_SUMMARY_SUFFIX,

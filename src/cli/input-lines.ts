@@ -2,7 +2,7 @@
  * The CLI's input as lines, as they arrive: its kind is told by its first lines (a session header, an
  * AgentMessage, a `[`), and a session or JSONL is then parsed line by line without holding the text.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { type LineSink, LineSplitter } from "../session/lines.js";
 import { NOT_JSON, tryParse } from "../session/parse.js";
 import { push, type ReadSessionResult, SessionReader } from "../session/read.js";

@@ -1,4 +1,4 @@
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { isRecord } from "../values.js";
 
 /** The characters pi counts for one image (1,200 tokens). */

@@ -3,7 +3,7 @@
  * scanned, and the strings of its last conversion in walk order, so that a history converted again
  * (pi converts the whole history on every turn) is surveyed by comparing strings, not looking them up.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { stringWalker } from "./message-strings.js";
 
 /** A secret value found in a string, and the rule that found it. */

@@ -1,5 +1,5 @@
 /** `blockImages`: pi's image blocking, as a per-message sanitizer. */
-import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent } from "@earendil-works/pi-ai";
 import { ConversionError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";
 import { errorText, isImageBlock, isNonTextBlock, isRecord, type LiveSetting, readSetting } from "../values.js";

@@ -1,4 +1,4 @@
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import { userText } from "../builtin-converters/text-message.js";
 import {
 	BRANCH_SUMMARY_PREFIX,

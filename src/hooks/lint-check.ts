@@ -2,7 +2,7 @@
  * The checks of `lint()`: what providers (through pi-ai) reject, patch or cannot read in a converted
  * `Message[]`. Findings are plain records; their text is written only when one is reported.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import type { LintRule } from "../errors.js";
 import { describeValue, errorText, isJsonObject, isNonTextBlock, isRecord, quote } from "../values.js";
 

@@ -1,4 +1,4 @@
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError, LintError } from "../errors.js";
 import { type HookContext, type MessageSource, type Plugin, Stage } from "../registry/types.js";
 import { errorText, isRecord, type LiveSetting, quote, readSetting } from "../values.js";

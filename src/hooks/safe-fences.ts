@@ -1,4 +1,4 @@
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { UserMessage } from "@earendil-works/pi-ai";
 import { bashTextMemo } from "../builtin-converters/bash-text-memo.js";
 import { userText } from "../builtin-converters/text-message.js";
 import type { BashExecutionMessage } from "../messages.js";

@@ -2,7 +2,7 @@
  * One request: pi's history through the shared registry, the problems shown, and the request
  * withheld (fail closed) when the conversion cannot be trusted.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { type ConvertToLlmError, ErrorCode } from "../index.js";
 import { errorText } from "../values.js";
 import type { Host } from "./host.js";

@@ -5,7 +5,7 @@
  * reader, run over pi's entries, gives the rest, so `/llm-context` and `convert-to-llm` show one
  * session alike.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionContext } from "../session/context.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import type { ParsedSession, SessionEntry, SessionHeader } from "../session/types.js";

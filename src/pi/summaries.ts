@@ -7,8 +7,8 @@
  * makes (its prompt, serialization, model, auth, retries and usage) carries what the registry
  * converted, and nothing else. With no plugin offered and no switch on they change nothing.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { applyEdit, type Reporter as EntryReporter, entryMessages } from "../session/project.js";
 import type { ContextEditEntry, SessionEntry } from "../session/types.js";
 import { errorText, isRecord } from "../values.js";

@@ -5,7 +5,7 @@
  * the model unscanned. Its `before_agent_start` event passes the prompt of each turn through the
  * extensions and takes the one they return; the handler here returns it redacted.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { redactSecrets } from "../filters/index.js";
 import { createRegistry, modelRoles, type Plugin, type Registry } from "../index.js";
 import { errorText } from "../values.js";

@@ -3,7 +3,7 @@
  * the same "why" section as `--explain`, the same `context_edit` notes and "Not sent" list, the same
  * footer) under a header that says where the history came from; and the `--json` form, the text `convert-to-llm --json` writes.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Explanation } from "../index.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import type { Columns } from "../view/columns.js";

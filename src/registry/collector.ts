@@ -3,13 +3,11 @@
  * `isolate`), traced to the input it came from when sources are tracked, and, under `isolate`, every
  * entry a tap put there copied too, so nothing in the output is shared with the input.
  */
-import type { Message } from "@mariozechner/pi-ai";
-import type { ConvertToLlmError } from "../errors.js";
-import { isModelMessage } from "../messages.js";
+import type { Message } from "@earendil-works/pi-ai";
 import { isRecord } from "../values.js";
-import type { MessageSource, SanitizeMessage, Sanitizer } from "./hook-types.js";
+import type { MessageSource } from "./hook-types.js";
 import { Copier } from "./isolate.js";
-import { adoptFailed, copyFailed, outputRejected } from "./registry-errors.js";
+import { adoptFailed, copyFailed } from "./registry-errors.js";
 import type { Reports } from "./reports.js";
 import type { Sources } from "./sources.js";
 
@@ -29,8 +27,6 @@ export class Collector {
 	 * getter that changed its answer): the final check must then run, even with no tap.
 	 */
 	unchecked = false;
-	/** The sanitizer the loop applies to each output it appends, when one is fused (`Run.fuse`). */
-	fused: FusedSanitizer | undefined;
 
 	constructor(
 		readonly isolate: boolean,
@@ -54,15 +50,6 @@ export class Collector {
 			this.sources.deciders[index] = plugin;
 			this.reports.observer?.decided(index, plugin, out.length - from);
 		}
-	}
-
-	/**
-	 * What to append for `message`: itself, or what the fused sanitizer makes of it (`null`:
-	 * nothing). `role`: its role as the loop read it, when it did.
-	 */
-	keep(message: Message, role?: string): Message | null {
-		const fused = this.fused;
-		return fused?.sanitize === undefined ? message : fused.keep(message, role);
 	}
 
 	/**
@@ -125,8 +112,7 @@ export class Collector {
 
 	private push(message: Message, index: number, plugin: string, out: Message[]): void {
 		if (!this.isolate) {
-			const kept = this.keep(message);
-			if (kept !== null) out.push(kept);
+			out.push(message);
 			return;
 		}
 		const copy = this.copyOf(message, index, plugin);
@@ -167,115 +153,6 @@ export class Collector {
 		if (plugin === undefined) this.reports.report(adoptFailed(index, what, cause));
 		else this.reports.reportAt(index, copyFailed(index, roleOf(message), plugin, what, cause));
 	}
-}
-
-/**
- * A sanitizer applied inside the loop: each appended output goes through it; its reports are set
- * aside until {@link FusedSanitizer.flush}, where its tap would have made them. When it is the only
- * `afterConvert` tap (`checks`), the final check of the output is made here too, message by message,
- * so the output is walked once: what the check drops is reported after the sanitizer's reports, at
- * the position the check would have given, as the pipeline's check does after the tap.
- */
-export class FusedSanitizer {
-	/** The prepared function of this run (`undefined`: nothing to do this time). */
-	sanitize: SanitizeMessage | undefined;
-	/** Messages given so far: the position the tap would have seen the next one at. */
-	private given = 0;
-	/** Of them, those appended (the final check's position of the next one, with `rejected`). */
-	private kept = 0;
-	private rejected = 0;
-	private readonly setAside: ConvertToLlmError[] = [];
-	private readonly checked: ConvertToLlmError[] = [];
-
-	/** The model roles the sanitizer does not handle (`Sanitizer.roles`), read once. */
-	private readonly someRoles: boolean;
-	private readonly skipsUser: boolean;
-	private readonly skipsAssistant: boolean;
-	private readonly skipsToolResult: boolean;
-	private readonly skipsSystem: boolean;
-
-	constructor(
-		readonly sanitizer: Sanitizer,
-		/** Whether this run's final check is made here (the sanitizer is the hook's only tap). */
-		readonly checks: boolean,
-		private readonly reports: Reports,
-	) {
-		const roles = sanitizer.roles;
-		this.someRoles = roles !== undefined;
-		this.skipsUser = roles !== undefined && !roles.includes("user");
-		this.skipsAssistant = roles !== undefined && !roles.includes("assistant");
-		this.skipsToolResult = roles !== undefined && !roles.includes("toolResult");
-		this.skipsSystem = roles !== undefined && !roles.includes("system");
-	}
-
-	/** Whether a message of `role` (as the loop read it) is passed on without asking the sanitizer. */
-	private skips(role: string): boolean {
-		switch (role) {
-			case "assistant":
-				return this.skipsAssistant;
-			case "toolResult":
-				return this.skipsToolResult;
-			case "user":
-				return this.skipsUser;
-			case "system":
-				return this.skipsSystem;
-			default:
-				return false;
-		}
-	}
-
-	/** Where the sanitizer's reports wait. */
-	report(error: ConvertToLlmError): void {
-		this.setAside.push(error);
-	}
-
-	/**
-	 * What the sanitizer makes of `message`, given at the position the tap would have seen it
-	 * (`null`: nothing to append). `role`: its role as the loop read it; read here when the loop did
-	 * not (a converter's result appended through `take`) and the sanitizer handles only some roles.
-	 */
-	keep(message: Message, role: string | undefined): Message | null {
-		const position = this.given++;
-		// A role the sanitizer does not handle: passed on, as the tap would.
-		if (this.someRoles && this.skips(role === undefined ? roleOf(message) : role)) {
-			this.kept++;
-			return message;
-		}
-		const sanitize = this.sanitize as SanitizeMessage;
-		const result = sanitize(message, position);
-		if (result === null) return null;
-		// The message itself needs no second check: its role was read as a model role before it came here.
-		if (result === message || !this.checks || isMessage(result)) {
-			// A result that is not a message (against the contract) goes on to the check after the later taps.
-			this.kept++;
-			return result;
-		}
-		if (this.reports.listening) this.checked.push(outputRejected(this.kept + this.rejected, result));
-		this.rejected++;
-		return null;
-	}
-
-	/** Reports what was set aside, in order: the sanitizer's, then the final check's. */
-	flush(): void {
-		const { reports } = this;
-		for (let i = 0; i < this.setAside.length; i++) reports.report(this.setAside[i] as ConvertToLlmError);
-		this.setAside.length = 0;
-		for (let i = 0; i < this.checked.length; i++) reports.report(this.checked[i] as ConvertToLlmError);
-		this.checked.length = 0;
-	}
-}
-
-/** The final check's test of one entry (`pipeline.ts` `checkOutput`): a pi-ai message, read once. */
-function isMessage(item: unknown): boolean {
-	if (typeof item === "object" && item !== null) {
-		try {
-			const role = (item as { role?: unknown }).role;
-			if (role === "user" || role === "assistant" || role === "toolResult" || role === "system") return true;
-		} catch {
-			// A getter or a proxy trap threw: read again, carefully, below.
-		}
-	}
-	return isModelMessage(item);
 }
 
 function roleOf(message: unknown): string {

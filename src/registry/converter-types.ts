@@ -1,6 +1,6 @@
 /** The types of converters: roles, results, the context they get, and the options of `register` and `exclude`. */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 
 /**
  * Every role an `AgentMessage` can have: pi-ai's three plus each role declared in `CustomAgentMessages`.
@@ -10,7 +10,7 @@ import type { Message } from "@mariozechner/pi-ai";
  * role (roles are case-sensitive) fails to compile.
  *
  * @example
- * declare module "@mariozechner/pi-agent-core" {
+ * declare module "@earendil-works/pi-agent-core" {
  *   interface CustomAgentMessages { artifact: ArtifactMessage }
  * }
  * const role: AgentRole = "artifact"; // compiles only with the declaration above

@@ -1,14 +1,13 @@
 /** `createRegistry()`: a registry's hooks, converter store and pipeline, wired together; plugins applied once by name. */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { ConvertToLlmError } from "../errors.js";
 import { isModelRole, type ModelRole } from "../messages.js";
 import { isInstance } from "../values.js";
-import type { ConverterFn } from "./dispatch.js";
 import { Trace } from "./explain.js";
 import type { HookContext } from "./hook-types.js";
-import { createHooks } from "./hooks.js";
 import { codeGenerationRefused } from "./interpreted-hooks.js";
+import type { ConverterFn } from "./loop/index.js";
 import { convertAsync, convertSync, failsafe, type Pipeline } from "./pipeline.js";
 import {
 	applyThrew,
@@ -26,7 +25,8 @@ import {
 	noApply,
 	notAPlugin,
 } from "./registry-errors.js";
-import { type Sanitizers, tapSanitizer } from "./sanitize.js";
+import { createHooks } from "./registry-hooks.js";
+import { tapSanitizer } from "./sanitize.js";
 import { ConverterStore } from "./store.js";
 import type { Conversion, Explanation, Plugin, Registry, RegistryOptions, Sanitizer } from "./types.js";
 
@@ -45,15 +45,6 @@ function sanitizerRoles(name: string, roles: unknown): readonly ModelRole[] | un
 }
 
 /**
- * Internal options, for tests: `interpreted` generates no code (the loop and the hooks' calls), as on
- * a host that refuses code generation; `onCompile` is called for every converter loop compiled.
- */
-interface InternalOptions extends RegistryOptions {
-	readonly interpreted?: boolean;
-	readonly onCompile?: (source: string | undefined) => void;
-}
-
-/**
  * Creates an empty converter registry. It knows no role until plugins are `use()`d: start from
  * `createDefaultRegistry()` (`convert-to-llm/preset`) to get pi's behaviour.
  *
@@ -66,13 +57,20 @@ interface InternalOptions extends RegistryOptions {
  * registry.convert([{ role: "user", content: "hi", timestamp: 0 }]);
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
+	// Asked once per registry: a host that refuses `new Function` (CSP) gets hooks that generate no code.
+	return registryWith(options, codeGenerationRefused());
+}
+
+/**
+ * `createRegistry` with its hooks' calls interpreted or not: `interpreted` calls every tap without
+ * tapable's generated code, as on a host that refuses code generation (tests use it to run the same
+ * cases both ways).
+ */
+export function registryWith(options: RegistryOptions, interpreted: boolean): Registry {
 	const strict = options.strict === true;
 	const asyncTimeoutMs = timeoutOf(options.asyncTimeoutMs);
 	let tracking = false;
-	const internal = options as InternalOptions;
-	// Asked once per registry: a host that refuses `new Function` (CSP) gets no generated code at all.
-	const interpreted = internal.interpreted === true || codeGenerationRefused();
-	const store = new ConverterStore({ generate: !interpreted, onCompile: internal.onCompile });
+	const store = new ConverterStore();
 	const hooks = createHooks(
 		(error) => {
 			if (strict) throw error;
@@ -81,14 +79,12 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 		asyncTimeoutMs,
 		interpreted,
 	);
-	const sanitizers: Sanitizers = new Map();
 	const pipeline: Pipeline = {
 		hooks,
 		store,
 		strict,
 		isolate: options.isolate === true,
 		trackSources: () => tracking,
-		sanitizers,
 	};
 	const plugins = new Map<string, Plugin>();
 
@@ -132,7 +128,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
 				roles: sanitizerRoles(name, roles),
 				prepare: (ctx: HookContext) => prepare.call(sanitizer, ctx),
 			});
-			tapSanitizer(hooks, sanitizers, own);
+			tapSanitizer(hooks, own);
 			return registry;
 		},
 		converters: (role) => store.converters(role),
@@ -190,20 +186,26 @@ function conversions(
 			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "explain", "explainAsync");
 			const trace = new Trace();
 			try {
-				const { output, run } = convertSync(pipeline, messages, "explain", { observer: trace });
+				const { output, run } = convertSync(pipeline, messages, "explain", {
+					observer: trace,
+					problems: trace.errors,
+				});
 				return trace.finish(output, run.input.entries);
 			} catch (cause) {
-				failsafe(pipeline, "explain", cause, { observer: trace });
+				failsafe(pipeline, "explain", cause, { observer: trace, problems: trace.errors });
 				return trace.unexplained();
 			}
 		},
 		explainAsync: async (messages: readonly AgentMessage[]): Promise<Explanation> => {
 			const trace = new Trace();
 			try {
-				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", { observer: trace });
+				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", {
+					observer: trace,
+					problems: trace.errors,
+				});
 				return trace.finish(output, run.input.entries);
 			} catch (cause) {
-				failsafe(pipeline, "explainAsync", cause, { observer: trace });
+				failsafe(pipeline, "explainAsync", cause, { observer: trace, problems: trace.errors });
 				return trace.unexplained();
 			}
 		},

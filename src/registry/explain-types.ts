@@ -1,5 +1,5 @@
 /** The types of `registry.explain()`: what became of each input message and what each tap changed. */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 
 /**

@@ -3,7 +3,7 @@
  * message, the plugin that decided it and the outputs it became, and for each post-conversion tap
  * what it changed; `convert` runs without one and pays nothing for it.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { type ConvertToLlmError, InvalidMessageError, UnknownRoleError } from "../errors.js";
 import { isRecord } from "../values.js";
 import type { DropReason, Explanation, MessageExplanation, TapExplanation } from "./explain-types.js";
@@ -19,6 +19,10 @@ export class Trace implements Observer {
 	/** Input index → the tap that removed its last output. */
 	private readonly removedBy = new Map<number, string>();
 	private readonly taps: TapExplanation[] = [];
+
+	converted(): void {
+		// Explain follows each output from the converter that decided it (`decided`).
+	}
 
 	decided(index: number, plugin: string, count: number): void {
 		this.decidedBy.set(index, plugin);

@@ -1,6 +1,6 @@
 /** The types of the registry's hooks: the taps' context, where outputs came from, and sanitizers. */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import type { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";
 import type { ConvertToLlmError } from "../errors.js";
 import type { ModelRole } from "../messages.js";
@@ -122,12 +122,9 @@ export type SanitizeMessage = (message: Message, position: number) => Message | 
  * function applied to each message (its `position` is the message's index in the array the tap
  * receives), or `undefined` when there is nothing to do this time (a live setting is off). The
  * function must depend only on the message (so applying it twice changes nothing) and must not
- * throw: it reports and returns `null` for a message it cannot read. When nothing before it can have
- * changed the output (it is the first `afterConvert` tap, the hook has no interceptor, outputs are
- * neither copied nor traced), the registry applies it inside the conversion loop, as each converter
- * result is appended, instead of in a second pass over the output; for a function that keeps this
- * contract, the result, the reports and their order are the same. With `roles`, the function is
- * called only for messages of those roles.
+ * throw: it reports and returns `null` for a message it cannot read. The array is copied only once a
+ * message changes, and a replacement inherits its message's source (`ctx.sourceOf`). With `roles`,
+ * the function is called only for messages of those roles.
  *
  * @example
  * registry.sanitize({

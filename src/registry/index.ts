@@ -1,6 +1,6 @@
 /** The registry entry: `createRegistry`, `passThrough`, `Stage` and the public types. */
 export { createRegistry } from "./create-registry.js";
-export { passThrough } from "./dispatch.js";
+export { passThrough } from "./loop/index.js";
 export { Stage } from "./stage.js";
 export type {
 	AgentRole,

@@ -11,7 +11,7 @@
  * (or are left out and counted), functions are left out and counted, symbol keys and null
  * prototypes are kept, getters and proxies are read once.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 
 /** A tree copy of one message that needs more objects or depth than this is redone with a map. */
 const TREE_OBJECTS = 20_000;

@@ -4,14 +4,14 @@
  * `explain` and `explainAsync` are thin calls into it; `explain` differs only by the observer it
  * gives the run.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import { isModelMessage } from "../messages.js";
 import type { RegistryHooks } from "./hook-types.js";
+import { convertLoop } from "./loop/index.js";
 import { asOurs, notAnArray, outputRejected, unexpected } from "./registry-errors.js";
 import { type Observer, Run } from "./run.js";
-import { fusable, type Sanitizers } from "./sanitize.js";
 import { isHole, nextPresent } from "./sparse.js";
 import type { ConverterStore } from "./store.js";
 
@@ -25,8 +25,6 @@ export interface Pipeline {
 	readonly strict: boolean;
 	readonly isolate: boolean;
 	readonly trackSources: () => boolean;
-	/** The registry's sanitizers, by their taps (see `sanitize.ts`). */
-	readonly sanitizers: Sanitizers;
 }
 
 interface Converted {
@@ -72,22 +70,13 @@ export function convertSync(
 		input = hooks.beforeConvert.call(messages, before.hookContext()) ?? input;
 	}
 	const run = newRun(pipeline, input, collect);
-	const { isolate, tracking } = run.output;
-	// A sanitizer that is the first afterConvert tap is applied by the loop, as outputs are appended.
-	const sanitizer = tracking || isolate ? undefined : fusable(hooks, pipeline.sanitizers);
-	const fused = sanitizer !== undefined && run.fuse(sanitizer, hooks.afterConvert.taps.length === 1);
-	// Copies and explain's observer need every message through `step`; tracking alone only records.
-	const kind = isolate || collect.observer !== undefined ? "traced" : tracking ? "tracked" : fused ? "fused" : "plain";
-	let output = store.loop(kind)(input, run.port, run.sources);
+	const { isolate } = run.output;
+	let output = convertLoop(store.getTable(), input, run);
 	// What the taps may change is compared with this snapshot afterwards (`adoptAll`); with no tap, nothing is.
 	const tapped = hooks.afterConvert.isUsed() || hooks.afterConvertAsync.isUsed();
 	run.output.converted(output, isolate && tapped);
-	const { fused: alone } = run.output;
-	if (alone?.checks) {
-		// The only tap was applied by the loop, with the final check: its reports are all that is left.
-		alone.flush();
-		if (alone.sanitize === undefined) output = checkOutput(output, run, "afterConvert");
-	} else if (hooks.afterConvert.isUsed())
+	run.reports.observer?.converted(output);
+	if (hooks.afterConvert.isUsed())
 		output = checkOutput(hooks.afterConvert.call(output, run.hookContext()) ?? output, run, "afterConvert");
 	// Untapped, the output is the loop's copies, whose roles were read as each was made (`Collector.push`).
 	else if (isolate && run.output.unchecked) output = checkOutput(output, run, "afterConvert");
@@ -116,8 +105,7 @@ export async function convertAsync(
  */
 export function failsafe(pipeline: Pipeline, what: string, cause: unknown, collect: Collect = {}): Message[] {
 	const error: ConvertToLlmError = asOurs(cause, (c) => unexpected(what, c));
-	if (collect.observer !== undefined) collect.observer.errors.push(error);
-	else if (collect.problems !== undefined) collect.problems.push(error);
+	if (collect.problems !== undefined) collect.problems.push(error);
 	else if (pipeline.strict) throw error;
 	else if (pipeline.hooks.error.isUsed()) pipeline.hooks.error.call(error);
 	return [];

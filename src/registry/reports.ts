@@ -2,15 +2,16 @@
  * Where one conversion's problems go: collected (`explain`, `run`), thrown (strict) or emitted on
  * `hooks.error` (lenient), at most one per input message.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 
-/** What `explain` observes of a run; `convert` runs have none. */
+/** What `explain` and `run` observe of a conversion; `convert` runs have none. */
 export interface Observer {
-	readonly errors: ConvertToLlmError[];
 	/** A converter decided on input `index`; its last `count` outputs are what it became. */
 	decided(index: number, plugin: string, count: number): void;
 	excluded(index: number, plugin: string): void;
+	/** The loop is done: `output` is what the converters made, before any tap. */
+	converted(output: readonly Message[]): void;
 	tapped(hook: string, plugin: string, before: readonly Message[], after: readonly Message[]): void;
 }
 
@@ -20,7 +21,7 @@ export interface ReportOptions {
 	/** Emits a report when nobody else takes it (lenient: `hooks.error`), or `undefined` when nobody listens. */
 	readonly emit: ((error: ConvertToLlmError) => void) | undefined;
 	readonly observer: Observer | undefined;
-	/** `registry.run`: every problem is collected here (whatever `strict` says), none thrown or emitted. */
+	/** `run` and `explain`: every problem is collected here (whatever `strict` says), none thrown or emitted. */
 	readonly problems?: ConvertToLlmError[] | undefined;
 }
 
@@ -48,8 +49,7 @@ export class Reports {
 
 	/** The one way a problem leaves a run: collected (`explain`, `run`), thrown (strict) or emitted (lenient). */
 	report(error: ConvertToLlmError): void {
-		if (this.observer !== undefined) this.observer.errors.push(error);
-		else if (this.problems !== undefined) this.problems.push(error);
+		if (this.problems !== undefined) this.problems.push(error);
 		else if (this.strict) {
 			this.thrown = error;
 			throw error;

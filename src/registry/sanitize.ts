@@ -1,41 +1,21 @@
 /**
- * Sanitizers (`registry.sanitize`): a per-message stage that is an `afterConvert` tap and, when
- * nothing before it can have changed the output, runs fused into the conversion loop, so the
- * output is not walked a second time. The tap then only passes on what the loop set aside: the
- * reports, in the order the tap would have made them.
+ * Sanitizers (`registry.sanitize`): a per-message stage, tapped on `afterConvert`, that copies the
+ * array only once a message changes and keeps `ctx.sourceOf` working for what it replaces.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
+import { isModelMessage } from "../messages.js";
 import type { HookContext, RegistryHooks, SanitizeMessage, Sanitizer } from "./hook-types.js";
+import { outputRejected } from "./registry-errors.js";
 import { Stage } from "./stage.js";
-import { HookView } from "./views.js";
 
-/** The sanitizers of one registry, by the tap each one made. */
-export type Sanitizers = Map<unknown, Sanitizer>;
-
-/** Taps `sanitizer` on `afterConvert` and records it, so the pipeline can fuse it. */
-export function tapSanitizer(hooks: RegistryHooks, sanitizers: Sanitizers, sanitizer: Sanitizer): void {
-	const hook = hooks.afterConvert;
-	const before = new Set(hook.taps);
-	hook.tap({ name: sanitizer.name, stage: sanitizer.stage ?? Stage.SANITIZE }, (messages, ctx) => {
-		const fused = HookView.outputOf(ctx)?.fused;
-		if (fused !== undefined && fused.sanitizer === sanitizer) {
-			fused.flush();
-			return undefined;
-		}
-		return sanitizeAll(sanitizer, messages, ctx);
-	});
-	const tap = hook.taps.find((t) => !before.has(t));
-	if (tap !== undefined) sanitizers.set(tap, sanitizer);
+/** Taps `sanitizer` on `afterConvert`. */
+export function tapSanitizer(hooks: RegistryHooks, sanitizer: Sanitizer): void {
+	hooks.afterConvert.tap({ name: sanitizer.name, stage: sanitizer.stage ?? Stage.SANITIZE }, (messages, ctx) =>
+		sanitizeAll(sanitizer, messages, ctx),
+	);
 }
 
-/** The sanitizer the loop can apply itself: the first `afterConvert` tap's, when no interceptor can see between. */
-export function fusable(hooks: RegistryHooks, sanitizers: Sanitizers): Sanitizer | undefined {
-	const hook = hooks.afterConvert;
-	if (sanitizers.size === 0 || hook.interceptors.length > 0) return undefined;
-	return sanitizers.get(hook.taps[0]);
-}
-
-/** The tap's work when not fused: each message in turn, the array copied on the first change. */
+/** The tap's work: each message in turn, the array copied on the first change. */
 function sanitizeAll(sanitizer: Sanitizer, messages: Message[], ctx: HookContext): Message[] {
 	const sanitize: SanitizeMessage | undefined = sanitizer.prepare(ctx);
 	if (sanitize === undefined) return messages;
@@ -48,7 +28,9 @@ function sanitizeAll(sanitizer: Sanitizer, messages: Message[], ctx: HookContext
 		if (roles !== undefined && !handles(roles, message)) continue;
 		const result = sanitize(message, i);
 		if (result === message) continue;
-		if (result === null) {
+		// A result that is not a message (against the contract) is dropped and reported, as the final check would.
+		if (result === null || !isModelMessage(result)) {
+			if (result !== null && ctx.listening) ctx.report(outputRejected(i, result));
 			dropped ??= [];
 			dropped.push(i);
 			continue;

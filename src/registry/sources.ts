@@ -2,51 +2,25 @@
  * Where each output of one conversion came from (`ctx.sourceOf`): recorded per input message as the
  * loop runs (where its outputs begin, which plugin decided), turned into a map when a tap first asks.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import type { MessageSource } from "./hook-types.js";
 
 /** Records longer than this many times the output (plus a little) are walked by their keys. */
 const SPARSE = 4;
 
-/** Up to this input length the records are arrays made at once (beyond, a huge sparse input would make them slow dictionaries). */
-const PREALLOCATED = 1 << 20;
-
 /**
- * What a conversion loop writes when sources are tracked (its third argument). The loop writes
- * `starts[i]` for each input it converts, before converting it, and `deciders[i]` for each output it
- * appends itself; `Collector.take` writes `deciders` for the rest.
+ * The records of one conversion. The loop writes {@link starts} for each input it reads;
+ * `Collector.take` writes {@link deciders} for each input a converter decided. Nothing is built per
+ * output until {@link of} is first asked.
  */
-export interface SourceRecords {
-	/** Input index → the output position where its outputs begin. */
-	readonly starts: number[];
-	/** Input index → the plugin whose result was taken (also a `null` or `[]` result); unset for an input no converter decided. */
-	readonly deciders: string[];
-}
-
-/** The record names, as the generated loop spells them (checked against {@link SourceRecords}). */
-export const RECORDS = Object.freeze({ starts: "starts", deciders: "deciders" } as const satisfies {
-	readonly [K in keyof SourceRecords]-?: K;
-});
-
-/**
- * The records of one conversion. The loop writes {@link starts} for each input it reads; whoever
- * appends an input's outputs writes its {@link deciders} entry (the loop for what it appends itself,
- * `Collector.take` for the rest). Nothing is built per output until {@link of} is first asked.
- */
-export class Sources implements SourceRecords {
+export class Sources {
 	/** Input index → the output position where its outputs begin (written before it is converted). */
-	readonly starts: number[];
+	readonly starts: number[] = [];
 	/** Input index → the plugin whose result was taken (also a `null` or `[]` result); unset for an input no converter decided. */
-	readonly deciders: string[];
+	readonly deciders: string[] = [];
 	private converted: readonly Message[] = [];
 	private readonly inherited: Message[] = [];
 	private map: Map<Message, MessageSource> | undefined;
-
-	constructor(inputLength: number) {
-		const preallocate = inputLength <= PREALLOCATED;
-		this.starts = preallocate ? new Array(inputLength) : [];
-		this.deciders = preallocate ? new Array(inputLength) : [];
-	}
 
 	/** The loop is done: `out` is its output, which the records describe. */
 	done(out: readonly Message[]): void {

@@ -1,6 +1,6 @@
 /** The public types of the registry: plugins, options, a conversion's result and the `Registry` itself. */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import type { AgentRole, Converter, ConverterInfo, ExcludeOptions, RegisterOptionsFor } from "./converter-types.js";
 import type { Explanation } from "./explain-types.js";

@@ -3,8 +3,8 @@
  * history already made safe to show as text. Built from the explanation the CLI's view uses, with the
  * view's own counts (`totals()`), so the chart and the footer agree with `convert-to-llm`'s.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";

@@ -5,7 +5,7 @@
  * `undefined`, so nothing changes). A snapshot tap goes only on a hook that is already tapped, so the
  * hooks the registry skips stay skipped. Never use it on a registry that serves requests.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import type { Registry, TapExplanation } from "../registry/types.js";
 import { type DiffLine, lineDiff } from "./line-diff.js";
 import { messageParts, partsText } from "./message-parts.js";

@@ -2,7 +2,7 @@
  * What the session reader gives back: the options of a context and the context itself, with what
  * each `context_edit` did to it.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { SessionProblem, SessionProblemCount } from "./problems.js";
 
 /**

@@ -5,7 +5,7 @@
  * `usage` and `context_edit` entries and the compaction's `systemMessage`); declared here because
  * pi-coding-agent is not a dependency of this package.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type {
 	AssistantMessage,
 	ImageContent,
@@ -13,7 +13,7 @@ import type {
 	ToolResultMessage,
 	Usage,
 	UserMessage,
-} from "@mariozechner/pi-ai";
+} from "@earendil-works/pi-ai";
 import type { CustomMessage } from "../messages.js";
 import type { SessionProblem, SessionProblemCount } from "./problems.js";
 

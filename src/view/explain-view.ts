@@ -2,7 +2,7 @@
  * The `--explain` view of `registry.explain()`: for each history message, the plugin that converted
  * it (or why it was dropped) and the outputs it became; then what each post-conversion tap changed.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation, TapExplanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";

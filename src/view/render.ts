@@ -2,7 +2,7 @@
  * The terminal view: one block per model message (role, a folded preview, images marked), then a
  * footer with counts per role, characters and an estimated token count.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { isNonTextBlock, isRecord, textOf } from "../values.js";
 import { type Columns, fitLine } from "./columns.js";
 import { label, type Style } from "./style.js";

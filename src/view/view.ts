@@ -4,7 +4,7 @@
  * the entries a `context_edit` hid, and the footer. The CLI and the pi extension's `/llm-context`
  * both print it, so they show a conversion the same way.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";

@@ -9,18 +9,19 @@
  * null`), which is documented on the arbitrary.
  */
 
-import type { SystemMessage as Pi1SystemMessage, Tool as Pi1Tool } from "@earendil-works/pi-ai";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type {
 	AssistantMessage,
 	ImageContent,
+	SystemMessage as Pi1SystemMessage,
+	Tool as Pi1Tool,
 	TextContent,
 	ThinkingContent,
 	ToolCall,
 	ToolResultMessage,
 	Usage,
 	UserMessage,
-} from "@mariozechner/pi-ai";
+} from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import type {
 	BashExecutionMessage,

@@ -8,11 +8,10 @@
  * `npm start` uses too). Two vitest runs in this checkout build one
  * at a time (a directory lock), since tsup cleans dist/ before it writes.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { shippedTargets, staleness } from "../../scripts/build-state.mjs";
+import { buildQuietly, shippedTargets, staleness } from "../../scripts/build-state.mjs";
 import { resolvePiNode } from "../../scripts/pi-node.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -50,7 +49,7 @@ export default async function buildDist(): Promise<void> {
 		const reason = staleness();
 		if (reason === undefined) return;
 		console.log(`[build] ${reason}: npm run build`);
-		const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
+		const build = buildQuietly({ encoding: "utf8" });
 		if (build.status !== 0) {
 			const detail = build.error ? build.error.message : `exit ${build.status}`;
 			throw new Error(`npm run build failed (${detail}):\n${build.stdout ?? ""}${build.stderr ?? ""}`);

@@ -4,7 +4,7 @@
  * its result, named consistently, as pi's agent loop writes them; orphan results now and then.
  * Every block carries a unique `key` in its text (or id) so that a test can tell blocks apart.
  */
-import type { AssistantMessage, Message, TextContent, ThinkingContent, ToolCall } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Message, TextContent, ThinkingContent, ToolCall } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { usage } from "./fixtures.js";
 

@@ -3,7 +3,7 @@
  * `usage` of a faux assistant reply, message builders with every field a test does not care about
  * filled in, and the two ways of catching what a registry reports (`collectErrors`, `thrownBy`).
  */
-import type { AssistantMessage, Message, Usage, UserMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Message, Usage, UserMessage } from "@earendil-works/pi-ai";
 import type { BashExecutionMessage, ConvertToLlmError, Registry } from "../../src/index.js";
 
 /** The timestamp of every message a test does not date on purpose. */

@@ -3,7 +3,7 @@
  * blocks not typed `"image"`, throwing getters, and hostile thrown values. Each message generator
  * records, beside the message, what a fail-closed plugin must do with it.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import fc from "fast-check";
 import { arbBlocks, arbImageContent, arbText, arbTextContent } from "./arbitraries.js";
 

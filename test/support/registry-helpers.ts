@@ -2,8 +2,8 @@
  * Builders the registry test files share: a consumer-declared role (`auditNote`), bash and custom
  * messages, a tool result, a history holding values the types forbid, and a bash converter.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { ToolResultMessage, UserMessage } from "@earendil-works/pi-ai";
 import { type BashExecutionMessage, type CustomMessage, createCustomMessage } from "../../src/index.js";
 import { bashExecution, T0, user } from "./fixtures.js";
 
@@ -15,7 +15,7 @@ export interface AuditNoteMessage {
 	timestamp: number;
 }
 
-declare module "@mariozechner/pi-agent-core" {
+declare module "@earendil-works/pi-agent-core" {
 	interface CustomAgentMessages {
 		auditNote: AuditNoteMessage;
 	}

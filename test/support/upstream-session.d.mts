@@ -1,5 +1,5 @@
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 
 /** Upstream's `convertToLlmWithBlockImages` with a live `blockImages` setting, plus the setter. */
 export declare function createUpstreamBlockImages(blockImages: boolean): Promise<{

@@ -8,7 +8,7 @@
  * entry of the file, or an unknown id. The steps are data: the 1.6 ones are played in the pi 1.x
  * child (session.mjs), the 0.73.1 ones in the vitest process.
  */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import fc from "fast-check";
 import {
 	arbAgentMessage,

@@ -1,6 +1,6 @@
 /** The hooks of one registry, declared once in a frozen object, each tap guarded as it is made. */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import { AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from "tapable";
 import type { ConvertToLlmError } from "../errors.js";
 import { isModelMessage } from "../messages.js";
