@@ -26,6 +26,7 @@ export const ErrorCode = Object.freeze({
 	ASYNC_HOOK_TIMEOUT: "CONVERT_TO_LLM_ASYNC_HOOK_TIMEOUT",
 	LINT: "CONVERT_TO_LLM_LINT",
 	INVALID_SESSION: "CONVERT_TO_LLM_INVALID_SESSION",
+	PREFIX_BREAK: "CONVERT_TO_LLM_PREFIX_BREAK",
 } as const);
 
 /** One of the {@link ErrorCode} values. */
@@ -392,5 +393,36 @@ export class InvalidSessionError extends ConvertToLlmError {
 		this.file = details.file;
 		this.line = details.line;
 		this.entryId = details.entryId;
+	}
+}
+
+/**
+ * A notice, not a failure: this conversion does not repeat the earlier one's output as its prefix
+ * (`run(history, { previous })`), so the provider bills everything from `breakAt` on as new input
+ * again (a cache write, about 1.25× the input price, instead of a cache read at about 0.1×).
+ *
+ * Contract: only in `Conversion.problems` and `Explanation.errors`, and only when a `previous` was
+ * given and its prefix broke; never thrown, strict or not, and never the reason a conversion fails.
+ * `prefix` is the same object as the result's `prefix`; `plugin` is its `cause` when a plugin caused
+ * the break (unset for `"history"`). Hosts that withhold a request on problems skip this code.
+ *
+ * @example
+ * for (const problem of conversion.problems)
+ *   if (problem instanceof PrefixBreakNotice) log.info(problem.message);
+ *   else log.warn(problem.message);
+ */
+export class PrefixBreakNotice extends ConvertToLlmError {
+	static override get code(): ErrorCode {
+		return ErrorCode.PREFIX_BREAK;
+	}
+	/** Where the prefix broke, and why. */
+	readonly prefix: { readonly kept: number; readonly breakAt: number | null; readonly cause: string | null };
+	constructor(
+		message: string,
+		prefix: { readonly kept: number; readonly breakAt: number | null; readonly cause: string | null },
+		details: ErrorDetails = {},
+	) {
+		super(ErrorCode.PREFIX_BREAK, message, details);
+		this.prefix = prefix;
 	}
 }

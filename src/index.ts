@@ -30,6 +30,7 @@ export {
 	LintError,
 	type LintErrorDetails,
 	type LintRule,
+	PrefixBreakNotice,
 	type SessionErrorDetails,
 	UnknownRoleError,
 } from "./errors.js";
@@ -51,6 +52,7 @@ export {
 export {
 	type AgentRole,
 	type Conversion,
+	type ConversionOptions,
 	type ConvertContext,
 	type Converter,
 	type ConverterInfo,
@@ -66,6 +68,7 @@ export {
 	type MessageOfRole,
 	type MessageSource,
 	type Plugin,
+	type Prefix,
 	type RegisterOptions,
 	type RegisterOptionsFor,
 	type Registry,

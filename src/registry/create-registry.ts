@@ -8,7 +8,8 @@ import { Trace } from "./explain.js";
 import type { HookContext } from "./hook-types.js";
 import { codeGenerationRefused } from "./interpreted-hooks.js";
 import type { ConverterFn } from "./loop/index.js";
-import { convertAsync, convertSync, failsafe, type Pipeline } from "./pipeline.js";
+import { type Collect, type Converted, convertAsync, convertSync, failsafe, type Pipeline } from "./pipeline.js";
+import { prefixAgainst, recordingFrom, StageRecorder, withRecording } from "./prefix.js";
 import {
 	applyThrew,
 	asyncTaps,
@@ -28,7 +29,15 @@ import {
 import { createHooks } from "./registry-hooks.js";
 import { tapSanitizer } from "./sanitize.js";
 import { ConverterStore } from "./store.js";
-import type { Conversion, Explanation, Plugin, Registry, RegistryOptions, Sanitizer } from "./types.js";
+import type {
+	Conversion,
+	ConversionOptions,
+	Explanation,
+	Plugin,
+	Registry,
+	RegistryOptions,
+	Sanitizer,
+} from "./types.js";
 
 /** A sanitizer's `roles`, copied and checked: model roles only, or `undefined` for every role. */
 function sanitizerRoles(name: string, roles: unknown): readonly ModelRole[] | undefined {
@@ -147,10 +156,17 @@ function conversions(
 	pipeline: Pipeline,
 ): Pick<Registry, "convert" | "convertAsync" | "run" | "runAsync" | "explain" | "explainAsync"> {
 	const { hooks } = pipeline;
-	const asyncTapNames = () => hooks.afterConvertAsync.taps.map((tap) => tap.name);
+	const refuseAsync = (method: string, asyncMethod: string) => {
+		if (hooks.afterConvertAsync.taps.length > 0)
+			throw asyncTaps(
+				hooks.afterConvertAsync.taps.map((tap) => tap.name),
+				method,
+				asyncMethod,
+			);
+	};
 	return {
 		convert: (messages: readonly AgentMessage[]): Message[] => {
-			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "convert", "convertAsync");
+			refuseAsync("convert", "convertAsync");
 			try {
 				return convertSync(pipeline, messages, "convert").output;
 			} catch (cause) {
@@ -164,50 +180,58 @@ function conversions(
 				return failsafe(pipeline, "Conversion", cause);
 			}
 		},
-		run: (messages: readonly AgentMessage[]): Conversion => {
-			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "run", "runAsync");
-			const problems: ConvertToLlmError[] = [];
+		run: (messages: readonly AgentMessage[], options?: ConversionOptions): Conversion => {
+			refuseAsync("run", "runAsync");
+			const observed = observe(new StageRecorder());
 			try {
-				return { output: convertSync(pipeline, messages, "run", { problems }).output, problems, failed: false };
+				return observed.conversion(convertSync(pipeline, messages, "run", observed.collect), options);
 			} catch (cause) {
-				return { output: failsafe(pipeline, "Conversion", cause, { problems }), problems, failed: true };
+				return observed.failed(failsafe(pipeline, "Conversion", cause, observed.collect));
 			}
 		},
-		runAsync: async (messages: readonly AgentMessage[]): Promise<Conversion> => {
-			const problems: ConvertToLlmError[] = [];
+		runAsync: async (messages: readonly AgentMessage[], options?: ConversionOptions): Promise<Conversion> => {
+			const observed = observe(new StageRecorder());
 			try {
-				const { output } = await convertAsync(pipeline, messages, "runAsync", { problems });
-				return { output, problems, failed: false };
+				return observed.conversion(await convertAsync(pipeline, messages, "runAsync", observed.collect), options);
 			} catch (cause) {
-				return { output: failsafe(pipeline, "Conversion", cause, { problems }), problems, failed: true };
+				return observed.failed(failsafe(pipeline, "Conversion", cause, observed.collect));
 			}
 		},
-		explain: (messages: readonly AgentMessage[]): Explanation => {
-			if (hooks.afterConvertAsync.taps.length > 0) throw asyncTaps(asyncTapNames(), "explain", "explainAsync");
+		explain: (messages: readonly AgentMessage[], options?: ConversionOptions): Explanation => {
+			refuseAsync("explain", "explainAsync");
 			const trace = new Trace();
 			try {
-				const { output, run } = convertSync(pipeline, messages, "explain", {
-					observer: trace,
-					problems: trace.errors,
-				});
-				return trace.finish(output, run.input.entries);
+				return trace.explanation(convertSync(pipeline, messages, "explain", trace.collect), options);
 			} catch (cause) {
-				failsafe(pipeline, "explain", cause, { observer: trace, problems: trace.errors });
+				failsafe(pipeline, "explain", cause, trace.collect);
 				return trace.unexplained();
 			}
 		},
-		explainAsync: async (messages: readonly AgentMessage[]): Promise<Explanation> => {
+		explainAsync: async (messages: readonly AgentMessage[], options?: ConversionOptions): Promise<Explanation> => {
 			const trace = new Trace();
 			try {
-				const { output, run } = await convertAsync(pipeline, messages, "explainAsync", {
-					observer: trace,
-					problems: trace.errors,
-				});
-				return trace.finish(output, run.input.entries);
+				return trace.explanation(await convertAsync(pipeline, messages, "explainAsync", trace.collect), options);
 			} catch (cause) {
-				failsafe(pipeline, "explainAsync", cause, { observer: trace, problems: trace.errors });
+				failsafe(pipeline, "explainAsync", cause, trace.collect);
 				return trace.unexplained();
 			}
+		},
+	};
+}
+
+/** One observed `run`: its problems, its stages, and the result with its recording and prefix. */
+function observe(recorder: StageRecorder) {
+	const problems: ConvertToLlmError[] = [];
+	const collect: Collect = { observer: recorder, problems };
+	return {
+		collect,
+		conversion({ output, run }: Converted, options: ConversionOptions | undefined): Conversion {
+			const recording = recordingFrom(run, recorder.stages, output);
+			const prefix = prefixAgainst(options, recording, problems);
+			return withRecording({ output, problems, failed: false, prefix }, recording);
+		},
+		failed(output: Message[]): Conversion {
+			return { output, problems, failed: true, prefix: undefined };
 		},
 	};
 }

@@ -108,4 +108,29 @@ export interface Explanation {
 	taps: TapExplanation[];
 	/** Every problem reported during the run, including those not tied to one message. */
 	errors: ConvertToLlmError[];
+	/** How this output keeps the prompt prefix of `options.previous`; `undefined` when none was given. */
+	prefix?: Prefix | undefined;
+}
+
+/**
+ * How one conversion keeps the prompt prefix of an earlier one (`run(history, { previous })`).
+ *
+ * Contract: `kept` is how many leading messages of the earlier output the new output repeats byte
+ * for byte, as `JSON.stringify` writes them (the final output, after every tap, async ones included);
+ * `breakAt` is `kept` when that is less than the earlier output's length, else `null` (the earlier
+ * output is all kept: only new messages follow). `cause` names what made message `breakAt` differ:
+ * the name of the plugin whose converter or tap changed it (`"convert-to-llm:trim-to-tokens"`), or
+ * `"history"` when the history itself differs there; `null` when nothing broke. A provider bills a
+ * cached prefix at about a tenth of the input price and writes everything from `breakAt` on again.
+ *
+ * @example
+ * let previous: Conversion | undefined;
+ * const conversion = await registry.runAsync(history, { previous });
+ * if (conversion.prefix?.breakAt != null) log.warn(`cache break at ${conversion.prefix.breakAt}: ${conversion.prefix.cause}`);
+ * previous = conversion;
+ */
+export interface Prefix {
+	readonly kept: number;
+	readonly breakAt: number | null;
+	readonly cause: string | null;
 }

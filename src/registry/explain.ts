@@ -7,11 +7,17 @@ import type { Message } from "@earendil-works/pi-ai";
 import { type ConvertToLlmError, InvalidMessageError, UnknownRoleError } from "../errors.js";
 import { isRecord } from "../values.js";
 import type { DropReason, Explanation, MessageExplanation, TapExplanation } from "./explain-types.js";
+import { follow } from "./origins.js";
+import type { Collect, Converted } from "./pipeline.js";
+import { prefixAgainst, recordingFrom, StageRecorder, withRecording } from "./prefix.js";
 import type { Observer } from "./reports.js";
 import { isHole, nextPresent } from "./sparse.js";
+import type { ConversionOptions } from "./types.js";
 
-export class Trace implements Observer {
+export class Trace extends StageRecorder implements Observer {
 	readonly errors: ConvertToLlmError[] = [];
+	/** Where the pipeline sends what it sees of the run: to this trace. */
+	readonly collect: Collect = { observer: this, problems: this.errors };
 	private readonly decidedBy = new Map<number, string>();
 	private readonly excludedBy = new Map<number, string>();
 	/** Output position → input index (-1 for a message a tap added). */
@@ -20,48 +26,39 @@ export class Trace implements Observer {
 	private readonly removedBy = new Map<number, string>();
 	private readonly taps: TapExplanation[] = [];
 
-	converted(): void {
-		// Explain follows each output from the converter that decided it (`decided`).
-	}
-
-	decided(index: number, plugin: string, count: number): void {
+	override decided(index: number, plugin: string, count: number): void {
 		this.decidedBy.set(index, plugin);
 		for (let i = 0; i < count; i++) this.origin.push(index);
 	}
 
-	excluded(index: number, plugin: string): void {
+	override excluded(index: number, plugin: string): void {
 		this.excludedBy.set(index, plugin);
 	}
 
 	/** Records what one tap did: by position when it replaced messages in place, by identity otherwise. */
-	tapped(hook: string, plugin: string, before: readonly Message[], after: readonly Message[]): void {
+	override tapped(hook: string, plugin: string, before: readonly Message[], after: readonly Message[]): void {
+		super.tapped(hook, plugin, before, after);
 		const entry: TapExplanation = { hook: hook as TapExplanation["hook"], plugin, changed: [], removed: 0, added: 0 };
-		if (after.length === before.length && !reordered(before, after)) {
+		const followed = follow(before, this.origin, after);
+		if (followed.inPlace) {
 			for (let i = 0; i < after.length; i++) if (after[i] !== before[i]) entry.changed.push(i);
 		} else {
-			const pending = new Map<Message, number[]>();
-			before.forEach((message, i) => {
-				const list = pending.get(message);
-				if (list === undefined) pending.set(message, [this.origin[i] ?? -1]);
-				else list.push(this.origin[i] ?? -1);
-			});
-			const origin = after.map((message, i) => {
-				const from = pending.get(message)?.shift();
-				if (from !== undefined) return from;
-				entry.added++;
-				entry.changed.push(i);
-				return -1;
-			});
-			for (const left of pending.values()) {
-				for (const index of left) {
-					entry.removed++;
-					if (index >= 0) this.removedBy.set(index, plugin);
-				}
-			}
-			this.origin = origin;
+			entry.added = followed.added.length;
+			for (const position of followed.added) entry.changed.push(position);
+			entry.removed = followed.removed.length;
+			for (const index of followed.removed) if (index >= 0) this.removedBy.set(index, plugin);
 		}
+		this.origin = followed.origin;
 		// The final check of the output is not a tap: it is listed only when it removed something.
 		this.taps.push(entry);
+	}
+
+	/** The explanation of a finished run, with how it keeps the prefix of `options.previous`. */
+	explanation({ output, run }: Converted, options: ConversionOptions | undefined): Explanation {
+		const explanation = this.finish(output, run.input.entries);
+		const recording = recordingFrom(run, this.stages, output);
+		explanation.prefix = prefixAgainst(options, recording, this.errors);
+		return withRecording(explanation, recording);
 	}
 
 	/** The explanation of a run over `input` that returned `output`. */
@@ -124,17 +121,6 @@ export class Trace implements Observer {
 		if (entry.errors.some((error) => error instanceof UnknownRoleError)) return "unknown-role";
 		return "converter-failed";
 	}
-}
-
-/** Whether a same-length result moved messages around (a slot holds a message from another slot). */
-function reordered(before: readonly Message[], after: readonly Message[]): boolean {
-	let earlier: Set<Message> | undefined;
-	for (let i = 0; i < after.length; i++) {
-		if (after[i] === before[i]) continue;
-		earlier ??= new Set(before);
-		if (earlier.has(after[i] as Message)) return true;
-	}
-	return false;
 }
 
 /** A field of an input entry, or `undefined` when it is not an object or reading the field throws. */

@@ -5,6 +5,7 @@ export { Stage } from "./stage.js";
 export type {
 	AgentRole,
 	Conversion,
+	ConversionOptions,
 	ConvertContext,
 	Converter,
 	ConverterInfo,
@@ -19,6 +20,7 @@ export type {
 	MessageOfRole,
 	MessageSource,
 	Plugin,
+	Prefix,
 	RegisterOptions,
 	RegisterOptionsFor,
 	Registry,

@@ -27,7 +27,7 @@ export interface Pipeline {
 	readonly trackSources: () => boolean;
 }
 
-interface Converted {
+export interface Converted {
 	readonly output: Message[];
 	readonly run: Run;
 }

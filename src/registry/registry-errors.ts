@@ -10,9 +10,11 @@ import {
 	DuplicateConverterError,
 	InvalidMessageError,
 	InvalidPluginError,
+	PrefixBreakNotice,
 	UnknownRoleError,
 } from "../errors.js";
 import { describeValue, errorText, isInstance, quote } from "../values.js";
+import type { Prefix } from "./explain-types.js";
 
 /** `role "x"`, or `role "custom", customType "y"`: how errors name a message. Never throws. */
 export function describeRole(role: unknown, customType: unknown): string {
@@ -213,3 +215,15 @@ export const duplicateConverter = (name: string, slot: string, existing: string,
 			"Pass { override: true } to run it first with the existing one as its fallback, or register it for another role.",
 		{ plugin: name, role, customType },
 	);
+
+export const prefixBroke = (prefix: Prefix, previousLength: number): PrefixBreakNotice => {
+	const by = prefix.cause === "history" ? "the history changed there" : `plugin "${prefix.cause}" changed it`;
+	return new PrefixBreakNotice(
+		`The prompt prefix breaks at message ${prefix.breakAt} of ${previousLength} sent before (${by}): the provider bills the request from there on as new input again, not as a cached prefix. If a filter moves a window every turn, give it a step (trimToTokens and pruneMessages take \`step\`).`,
+		prefix,
+		{
+			index: prefix.breakAt ?? undefined,
+			plugin: prefix.cause === "history" ? undefined : (prefix.cause ?? undefined),
+		},
+	);
+};

@@ -3,7 +3,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import type { AgentRole, Converter, ConverterInfo, ExcludeOptions, RegisterOptionsFor } from "./converter-types.js";
-import type { Explanation } from "./explain-types.js";
+import type { Explanation, Prefix } from "./explain-types.js";
 import type { RegistryHooks, Sanitizer } from "./hook-types.js";
 
 export type * from "./converter-types.js";
@@ -96,6 +96,32 @@ export interface Conversion {
 	readonly output: Message[];
 	readonly problems: readonly ConvertToLlmError[];
 	readonly failed: boolean;
+	/**
+	 * How `output` keeps the prompt prefix of `options.previous` (see {@link Prefix}); `undefined`
+	 * when no earlier conversion was given. A break is also among `problems`, as a
+	 * `PrefixBreakNotice` (a notice: it never makes a conversion fail, strict or not).
+	 */
+	readonly prefix: Prefix | undefined;
+}
+
+/**
+ * Options of `run`, `runAsync`, `explain` and `explainAsync`.
+ *
+ * Contract: `previous` is a result an earlier call of any of the four returned (of this registry or
+ * another); the new result then says how it keeps that one's prompt prefix (`prefix`). Anything else
+ * as `previous` is ignored (`prefix` stays `undefined`).
+ *
+ * @example
+ * let previous: Conversion | undefined;
+ * agent.convertToLlm = async (history) => {
+ *   const conversion = await registry.runAsync(history, { previous });
+ *   previous = conversion;
+ *   return conversion.output;
+ * };
+ */
+export interface ConversionOptions {
+	/** The conversion before this one (the previous request), to compare prefixes with. */
+	readonly previous?: Conversion | Explanation | undefined;
 }
 
 /**
@@ -161,12 +187,15 @@ export interface Registry {
 	 * Converts like `convert` and returns the output with the problems met on the way (see
 	 * {@link Conversion}): the application path when the caller decides what to do with problems
 	 * (withhold a request, warn). Never throws on bad input, whatever `strict` says; problems are
-	 * collected, not emitted on `hooks.error`. Costs what `convert` costs, plus each problem's error.
+	 * collected, not emitted on `hooks.error`. With `options.previous`, says how the output keeps that
+	 * conversion's prompt prefix (`prefix`). Costs what `convert` costs, plus each problem's error, a
+	 * copy of the array after each stage (kept on the result, for a later `previous`) and, with
+	 * `previous`, each output message written as JSON once.
 	 * @throws {AsyncHookInSyncConvertError} when `afterConvertAsync` has taps (use `runAsync`).
 	 */
-	readonly run: (messages: readonly AgentMessage[]) => Conversion;
+	readonly run: (messages: readonly AgentMessage[], options?: ConversionOptions) => Conversion;
 	/** Like `run`, including the `afterConvertAsync` taps. Never rejects. */
-	readonly runAsync: (messages: readonly AgentMessage[]) => Promise<Conversion>;
+	readonly runAsync: (messages: readonly AgentMessage[], options?: ConversionOptions) => Promise<Conversion>;
 	/**
 	 * Converts like `convert` and tells, for each input message, which plugin converted it (or why
 	 * it was dropped) and which outputs it became, and for each post-conversion tap what it changed.
@@ -174,7 +203,7 @@ export interface Registry {
 	 * than `convert`, which it does not slow down.
 	 * @throws {AsyncHookInSyncConvertError} when `afterConvertAsync` has taps (use `explainAsync`).
 	 */
-	readonly explain: (messages: readonly AgentMessage[]) => Explanation;
+	readonly explain: (messages: readonly AgentMessage[], options?: ConversionOptions) => Explanation;
 	/** Like `explain`, including the `afterConvertAsync` taps. */
-	readonly explainAsync: (messages: readonly AgentMessage[]) => Promise<Explanation>;
+	readonly explainAsync: (messages: readonly AgentMessage[], options?: ConversionOptions) => Promise<Explanation>;
 }
