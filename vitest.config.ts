@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -6,7 +7,13 @@ export default defineConfig({
 		// Builds dist/ once per run, before any test file, when it is missing or older than the sources.
 		globalSetup: ["./test/support/build.ts"],
 		// Type tests (`expectTypeOf`, `@ts-expect-error`) run beside the runtime tests.
-		typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+		// TypeScript 5.9 by path: `tsc` in node_modules/.bin is TypeScript 7's (the package tests check consumers with both).
+		typecheck: {
+			enabled: true,
+			include: ["test/**/*.test-d.ts"],
+			tsconfig: "./tsconfig.json",
+			checker: fileURLToPath(new URL("./node_modules/typescript/bin/tsc", import.meta.url)),
+		},
 		// `vitest run --coverage` (needs @vitest/coverage-v8): the registry core and the built-ins keep
 		// at least 95% of their lines covered; type-only files have no lines to cover.
 		coverage: {

@@ -57,7 +57,6 @@ export {
 	type Converter,
 	type ConverterInfo,
 	type ConverterResult,
-	type ConverterTapOptions,
 	type CustomRegisterOptions,
 	createRegistry,
 	type DropReason,

@@ -142,18 +142,6 @@ export interface CustomRegisterOptions extends RegisterOptions {
 export type RegisterOptionsFor<R extends AgentRole> = R extends "custom" ? CustomRegisterOptions : RegisterOptions;
 
 /**
- * The `override` option of {@link RegisterOptions}, on its own.
- *
- * Contract: as `RegisterOptions.override`, which now declares it. It named the options of the
- * `hooks.convert` taps, which are gone (`register` is the one way to add a converter).
- *
- * @deprecated Use `RegisterOptions` (or `Pick<RegisterOptions, "override">`); removed in the next major.
- * @example
- * const options: Pick<RegisterOptions, "override"> = { override: true };
- */
-export type ConverterTapOptions = Pick<RegisterOptions, "override">;
-
-/**
  * One converter as `registry.converters(role)` lists it.
  *
  * Contract: a frozen snapshot; `override` and `stage` are as registered (`stage` `0` when none was

@@ -10,7 +10,6 @@ export type {
 	Converter,
 	ConverterInfo,
 	ConverterResult,
-	ConverterTapOptions,
 	CustomRegisterOptions,
 	DropReason,
 	ExcludeOptions,
