@@ -1,4 +1,16 @@
+export { BILLED_LABEL, type BilledUsage, billedUsage } from "./billed-usage.js";
+export {
+	type CalibratedCounter,
+	type CalibrationOptions,
+	type CalibrationState,
+	calibratedCounter,
+	type Observation,
+	PI_ESTIMATE_LABEL,
+	type TokenCount,
+	type TokenCountKind,
+} from "./calibrated-counter.js";
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
+export { isSentToProvider } from "./provider-facts.js";
 export {
 	PRUNE_MESSAGES_PLUGIN,
 	PRUNE_STAGE,
