@@ -1,4 +1,5 @@
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
+export type { ListProblemOptions } from "./problem-sink.js";
 export {
 	PRUNE_MESSAGES_PLUGIN,
 	PRUNE_STAGE,
@@ -16,9 +17,11 @@ export {
 	type SecretPattern,
 } from "./redact-secrets.js";
 export { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
+export { type TrimMessageListOptions, trimMessageList } from "./trim-message-list.js";
 export {
 	TRIM_STAGE,
 	TRIM_TO_TOKENS_PLUGIN,
+	type TrimEndRole,
 	type TrimStartRole,
 	type TrimToTokensOptions,
 	trimToTokens,
