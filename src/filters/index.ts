@@ -1,5 +1,6 @@
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
 export type { ListProblemOptions } from "./problem-sink.js";
+export { type PruneMessageListArgs, pruneMessageList } from "./prune-message-list.js";
 export {
 	PRUNE_MESSAGES_PLUGIN,
 	PRUNE_STAGE,
