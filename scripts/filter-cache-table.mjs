@@ -182,18 +182,37 @@ export function configurations() {
 
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
 
-/** The markdown table of measured rows (`{ label, ...measureRun }`). */
+/** The markdown table of measured rows (`{ label, ...measureRun }`), its columns padded as Biome formats them. */
 export function renderTable(rows) {
-	const lines = [
-		"| configuration | tokens sent | prefix kept | prefix kept once filtering | breaks | history growth per break | largest request | billed at cache prices |",
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+	const header = [
+		"configuration",
+		"tokens sent",
+		"prefix kept",
+		"prefix kept once filtering",
+		"breaks",
+		"history growth per break (tokens)",
+		"largest request (tokens)",
+		"billed at cache prices (input-price tokens)",
 	];
 	const percent = (share) => (share === undefined ? "–" : `${(share * 100).toFixed(1)}%`);
-	for (const row of rows)
-		lines.push(
-			`| ${row.label} | ${thousands(row.sent)} | ${percent(row.prefixKept)} | ${percent(row.prefixKeptFiltering)} | ${row.breaks} | ${row.breaks === 0 ? "–" : thousands(row.growth / row.breaks)} | ${thousands(row.largest)} | ${thousands(row.billed)} |`,
-		);
-	return lines.join("\n");
+	const body = rows.map((row) => [
+		row.label,
+		thousands(row.sent),
+		percent(row.prefixKept),
+		percent(row.prefixKeptFiltering),
+		String(row.breaks),
+		row.breaks === 0 ? "–" : thousands(row.growth / row.breaks),
+		thousands(row.largest),
+		thousands(row.billed),
+	]);
+	const widths = header.map((title, column) =>
+		Math.max(3, title.length, ...body.map((cells) => cells[column].length)),
+	);
+	// The first column is text (left-aligned), the others numbers (right-aligned).
+	const pad = (cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]));
+	const line = (cells) => `| ${cells.map(pad).join(" | ")} |`;
+	const rule = widths.map((width, column) => (column === 0 ? "-".repeat(width) : `${"-".repeat(width - 1)}:`));
+	return [line(header), `| ${rule.join(" | ")} |`, ...body.map(line)].join("\n");
 }
 
 const OPEN = "<!-- filter-cache-table -->";

@@ -68,8 +68,11 @@ export interface PruneMessagesOptions {
  * through, even when empty; `"remove"` drops assistant messages left empty, and those that already
  * were. Unchanged messages (and the array, when nothing changes) are passed on as they are; a
  * changed one becomes `{ ...message, content }`. A message it cannot read (a throwing getter) is
- * dropped and reported. Taps `afterConvert` at {@link PRUNE_STAGE}, so it runs for `convert` and
- * `convertAsync` alike.
+ * dropped and reported. With `step`, the `toolCalls` windows move in steps (see
+ * {@link PruneMessagesOptions.step}); without it, the output is the same as before `step` existed.
+ * Taps `afterConvert` at {@link PRUNE_STAGE}, so it runs for `convert` and `convertAsync` alike. To
+ * prune a `Message[]` without a registry, call `pruneMessageList({ messages, … })`; given a
+ * `messages` key or a list, this factory throws `InvalidPluginError` naming it.
  *
  * @example
  * const registry = createDefaultRegistry().use(
