@@ -5,7 +5,8 @@
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { parsePruneSpec } from "../src/cli/filter-options.js";
+import { CliError } from "../src/cli/cli-error.js";
+import { filterPlugins, parseCount, parsePruneSpec } from "../src/cli/filter-options.js";
 import { pruneMessages } from "../src/filters/prune-messages.js";
 import { redactSecrets } from "../src/filters/redact-secrets.js";
 import { trimToTokens } from "../src/filters/trim-to-tokens.js";
@@ -62,6 +63,66 @@ describe("parsePruneSpec", () => {
 	});
 });
 
+describe("parseCount", () => {
+	it.each([
+		["120000", 120_000],
+		["120_000", 120_000],
+		["120,000", 120_000],
+		["1,200,000", 1_200_000],
+		["120k", 120_000],
+		["120K", 120_000],
+		["1.5M", 1_500_000],
+		["1.5m", 1_500_000],
+		[".5k", 500],
+		["1e3", 1_000],
+		["1E5", 100_000],
+		["2.5e4", 25_000],
+		[" 40000 ", 40_000],
+		["0", 0],
+	])("should read %j as %i", (text, count) => {
+		expect(parseCount(text, "--max-tokens", "tokens")).toBe(count);
+	});
+
+	it.each([
+		["many", ""],
+		["", ""],
+		["-5", ""],
+		["0x10", ""],
+		["12kk", ""],
+		["1,5M", ""],
+		["12,34", ""],
+		["1 000", ""],
+		["1e3k", ""],
+		["Infinity", ""],
+		["1e400", ""],
+		["1.5", ", which is not a whole number"],
+		["1.2345k", ", which is not a whole number"],
+		["1e-3", ", which is not a whole number"],
+		["1e16", ", which is more than 9007199254740991"],
+	])("should refuse %j with a message that names the flag and the forms it takes", (text, why) => {
+		expect(() => parseCount(text, "--max-tokens", "tokens")).toThrow(CliError);
+		expect(() => parseCount(text, "--max-tokens", "tokens")).toThrow(
+			`--max-tokens takes a whole number of tokens (120000, 120_000, 120,000, 120k, 1.5M or 1e5), not ${JSON.stringify(text)}${why}.`,
+		);
+	});
+});
+
+describe("filterPlugins", () => {
+	const none = { prune: undefined, maxTokens: undefined, redactSecrets: false };
+	it.each([
+		[{ trimStep: "10k" }, "--trim-step sets the step of --max-tokens: give --max-tokens too."],
+		[{ pruneStep: "10" }, "--prune-step sets the step of --prune: give --prune too."],
+		[{ maxTokens: "40k", trimStep: "0" }, "--trim-step takes from 1 token to --max-tokens (40000)"],
+		[{ maxTokens: "40k", trimStep: "50k" }, "--trim-step takes from 1 token to --max-tokens (40000)"],
+		[{ maxTokens: "40k", trimStep: "ten" }, "--trim-step takes a whole number of tokens"],
+		[{ prune: "toolCalls=all", pruneStep: "0" }, "--prune-step takes 1 message or more"],
+		[{ prune: "toolCalls=all", pruneStep: "1.5" }, "--prune-step takes a whole number of messages"],
+	])("should refuse %j", (options, message) => {
+		expect(() => filterPlugins({ ...none, ...options })).toThrow(CliError);
+		expect(() => filterPlugins({ ...none, ...options })).toThrow(message);
+	});
+});
+
 describe("convert-to-llm filter options", () => {
 	it("should print what the library's filters produce, with --json", async () => {
 		const run = await cli(
@@ -84,6 +145,32 @@ describe("convert-to-llm filter options", () => {
 		expect(JSON.parse(run.stdout)).toEqual(await registry.convertAsync(history));
 		expect(run.stdout).not.toContain(SECRETS[8]?.value);
 		expect(run.stdout).toContain("[REDACTED:npm]");
+	});
+
+	it("should read --max-tokens as a person types it and add the steps, as the library does", async () => {
+		const run = await cli(
+			[
+				"--json",
+				"--prune",
+				"toolCalls=before-last-2-messages",
+				"--prune-step",
+				"3",
+				"--max-tokens",
+				"0.1k",
+				"--trim-step",
+				"25",
+				"-",
+			],
+			{ stdin },
+		);
+		expect(run.code, run.stderr).toBe(0);
+		const registry = createDefaultRegistry()
+			.use(pruneMessages({ toolCalls: "before-last-2-messages", step: 3 }))
+			.use(trimToTokens({ maxTokens: 100, step: 25 }));
+		expect(JSON.parse(run.stdout)).toEqual(registry.convert(history));
+		const header = await cli(["--max-tokens", "1.5M", "--trim-step", "375k", "-"], { stdin });
+		expect(header.code, header.stderr).toBe(0);
+		expect(header.stdout).toContain("trim-to-tokens (1.5M, step 375k)");
 	});
 
 	it("should name the filters in the header and say what each did under --explain", async () => {
@@ -111,6 +198,8 @@ describe("convert-to-llm filter options", () => {
 		[["--prune", "foo=1"], "unknown key"],
 		[["--prune", "reasoning=some"], "reasoning"],
 		[["--max-tokens", "many"], "--max-tokens takes a whole number"],
+		[["--max-tokens", "12kk"], '(120000, 120_000, 120,000, 120k, 1.5M or 1e5), not "12kk".'],
+		[["--trim-step", "10"], "give --max-tokens too"],
 	])("should refuse %j with exit 2", async (argv, message) => {
 		const run = await cli([...argv, "--plugin", PLUGIN, DEMO]);
 		expect(run.code).toBe(2);

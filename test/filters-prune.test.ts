@@ -4,12 +4,14 @@
  * tool-call part, a `toolResult` one tool message with one tool result), pruned by both, and the
  * kept messages and blocks compared. pi's documented differences are applied to the AI SDK's answer
  * before comparing: a tool message left empty goes (pi sends no orphan results), and `user` and
- * `system` messages stay even when empty.
+ * `system` messages stay even when empty. Both call shapes are compared: the plugin and
+ * `pruneMessageList({ messages, … })`, the AI SDK's own.
  */
 import type { Message } from "@earendil-works/pi-ai";
 import { pruneMessages as aiPruneMessages, type ModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { pruneMessageList } from "../src/filters/prune-message-list.js";
 import { PRUNE_MESSAGES_PLUGIN, type PruneMessagesOptions, pruneMessages } from "../src/filters/prune-messages.js";
 import { InvalidPluginError } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
@@ -128,18 +130,28 @@ function prune(history: readonly Message[], options: PruneMessagesOptions): Mess
 		.convert(history as never);
 }
 
+/** The two call shapes: the plugin in a strict registry, and the list function in the AI SDK's shape. */
+const SHAPES: Record<string, typeof prune> = {
+	"the pruneMessages plugin": prune,
+	pruneMessageList: (history, options) => pruneMessageList({ messages: history, ...options }),
+};
+
 describe("pruneMessages", () => {
-	it(`should keep the same messages and blocks as the AI SDK's pruneMessages on ${RUNS} generated histories`, () => {
-		let compared = 0;
-		fc.assert(
-			fc.property(arbHistory({ system: "anywhere" }), arbOptions, (history, options) => {
-				expect(keptOfPi(prune(history, options), history)).toEqual(expected(history, options));
-				compared++;
-			}),
-			{ numRuns: RUNS },
-		);
-		expect(compared).toBe(RUNS);
-	});
+	it.each(Object.keys(SHAPES))(
+		`should keep the same messages and blocks as the AI SDK's pruneMessages on ${RUNS} generated histories: %s`,
+		(shape) => {
+			const prune = SHAPES[shape] as (typeof SHAPES)[string];
+			let compared = 0;
+			fc.assert(
+				fc.property(arbHistory({ system: "anywhere" }), arbOptions, (history, options) => {
+					expect(keptOfPi(prune(history, options), history)).toEqual(expected(history, options));
+					compared++;
+				}),
+				{ numRuns: RUNS },
+			);
+			expect(compared).toBe(RUNS);
+		},
+	);
 
 	it("should never leave a tool result without its call, nor a call without its result", () => {
 		fc.assert(

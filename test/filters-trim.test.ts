@@ -3,44 +3,26 @@
  * `strategy: "last"`, `includeSystem: true`, `allowPartial: false`, `startOn: "human"`, on generated
  * histories whose only system message (if any) leads; where LangChain returns `[undefined]` (nothing
  * but the system message fits, or the system message alone is over budget), pi's rule is checked
- * instead: the system messages alone, and one problem. Properties cover system messages anywhere.
+ * instead: the system messages alone, and one problem. Both call shapes are compared: the plugin and
+ * `trimMessageList`. Properties cover system messages anywhere.
  */
 
 import type { Message } from "@earendil-works/pi-ai";
-import {
-	AIMessage,
-	type BaseMessage,
-	HumanMessage,
-	SystemMessage,
-	ToolMessage,
-	trimMessages,
-} from "@langchain/core/messages";
+import { trimMessages } from "@langchain/core/messages";
 import { estimateTokens as piEstimateTokens } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../src/filters/estimate-tokens.js";
+import { trimMessageList } from "../src/filters/trim-message-list.js";
 import { TRIM_TO_TOKENS_PLUGIN, type TrimToTokensOptions, trimToTokens } from "../src/filters/trim-to-tokens.js";
 import { type ConvertToLlmError, InvalidPluginError } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { deepFreeze } from "./support/arbitraries.js";
 import { arbHistory } from "./support/filter-histories.js";
 import { assistant, user } from "./support/fixtures.js";
+import { langChainCounter, toLangChain } from "./support/langchain-messages.js";
 
 const RUNS = 2500;
-
-function toLangChain(messages: readonly Message[]): BaseMessage[] {
-	return messages.map((message, index) => {
-		const id = String(index);
-		if (message.role === "system") return new SystemMessage({ content: "system", id });
-		if (message.role === "user") return new HumanMessage({ content: "user", id });
-		if (message.role === "toolResult")
-			return new ToolMessage({ content: "result", tool_call_id: message.toolCallId, id });
-		const tool_calls = message.content.flatMap((block) =>
-			block.type === "toolCall" ? [{ id: block.id, name: block.name, args: block.arguments }] : [],
-		);
-		return new AIMessage({ content: "assistant", tool_calls, id });
-	});
-}
 
 type Counter = (message: Message) => number;
 
@@ -50,14 +32,26 @@ const COUNTERS: Record<string, Counter> = {
 	"JSON length / 7": (message) => Math.floor(JSON.stringify(message).length / 7),
 };
 
-function trim(
+type Trim = (
 	history: readonly Message[],
 	options: TrimToTokensOptions,
-): { output: Message[]; errors: ConvertToLlmError[] } {
+) => { output: Message[]; errors: ConvertToLlmError[] };
+
+function trim(history: readonly Message[], options: TrimToTokensOptions): ReturnType<Trim> {
 	const registry = createDefaultRegistry().use(trimToTokens(options));
 	const { output, problems } = registry.run(history as never);
 	return { output, errors: [...problems] };
 }
+
+/** The two call shapes: the plugin in a registry, and the list function (its problems collected). */
+const SHAPES: Record<string, Trim> = {
+	"the trimToTokens plugin": trim,
+	trimMessageList: (history, options) => {
+		const errors: ConvertToLlmError[] = [];
+		const output = trimMessageList(history, { ...options, onProblem: (error) => errors.push(error) });
+		return { output, errors };
+	},
+};
 
 const arbCase = fc
 	.tuple(
@@ -72,37 +66,40 @@ const arbCase = fc
 	});
 
 describe("trimToTokens", () => {
-	it(`should keep the same messages as LangChain's trimMessages on ${RUNS} generated histories`, async () => {
-		let compared = 0;
-		let overBudget = 0;
-		await fc.assert(
-			fc.asyncProperty(arbCase, async ({ history, counterName, maxTokens }) => {
-				const counter = COUNTERS[counterName] as Counter;
-				const lc = await trimMessages(toLangChain(history), {
-					maxTokens,
-					strategy: "last",
-					includeSystem: true,
-					allowPartial: false,
-					startOn: "human",
-					tokenCounter: (messages: BaseMessage[]) =>
-						messages.reduce((sum, m) => sum + counter(history[Number(m.id)] as Message), 0),
-				});
-				const { output, errors } = trim(history, { maxTokens, tokenCounter: counter });
-				const kept = output.map((message) => history.indexOf(message));
-				if (lc.length === 1 && lc[0] === undefined) {
-					overBudget++;
-					expect(kept).toEqual(history.flatMap((m, i) => ((m.role as string) === "system" ? [i] : [])));
-					expect(errors.filter((e) => e.plugin === TRIM_TO_TOKENS_PLUGIN)).toHaveLength(1);
-				} else {
-					expect(kept).toEqual(lc.map((m) => Number(m.id)));
-				}
-				compared++;
-			}),
-			{ numRuns: RUNS },
-		);
-		expect(compared).toBe(RUNS);
-		expect(overBudget).toBeGreaterThan(0);
-	});
+	it.each(Object.keys(SHAPES))(
+		`should keep the same messages as LangChain's trimMessages on ${RUNS} generated histories: %s`,
+		async (shape) => {
+			const trim = SHAPES[shape] as Trim;
+			let compared = 0;
+			let overBudget = 0;
+			await fc.assert(
+				fc.asyncProperty(arbCase, async ({ history, counterName, maxTokens }) => {
+					const counter = COUNTERS[counterName] as Counter;
+					const lc = await trimMessages(toLangChain(history), {
+						maxTokens,
+						strategy: "last",
+						includeSystem: true,
+						allowPartial: false,
+						startOn: "human",
+						tokenCounter: langChainCounter(history, counter),
+					});
+					const { output, errors } = trim(history, { maxTokens, tokenCounter: counter });
+					const kept = output.map((message) => history.indexOf(message));
+					if (lc.length === 1 && lc[0] === undefined) {
+						overBudget++;
+						expect(kept).toEqual(history.flatMap((m, i) => ((m.role as string) === "system" ? [i] : [])));
+						expect(errors.filter((e) => e.plugin === TRIM_TO_TOKENS_PLUGIN)).toHaveLength(1);
+					} else {
+						expect(kept).toEqual(lc.map((m) => Number(m.id)));
+					}
+					compared++;
+				}),
+				{ numRuns: RUNS },
+			);
+			expect(compared).toBe(RUNS);
+			expect(overBudget).toBeGreaterThan(0);
+		},
+	);
 
 	it("should keep every system message, stay within budget, keep pairs intact and leave its input unchanged", () => {
 		fc.assert(

@@ -189,7 +189,6 @@ describe("the role table", () => {
 		expect(registry.roles()).toHaveLength(3000 + 8);
 	});
 
-
 	it("should dispatch roles past the switched ones through the table, as the first ones", () => {
 		const registry = registryWith([]);
 		for (let i = 0; i < 40; i++) registry.register(`role${i}` as "user", () => user(`r${i}`), { name: `ext-${i}` });

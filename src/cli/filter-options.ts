@@ -6,12 +6,16 @@ import type { Plugin } from "../registry/types.js";
 import { errorText } from "../values.js";
 import { CliError } from "./cli-error.js";
 
-/** The filter options of the command line: `--prune`, `--max-tokens`, `--redact-secrets`. */
+/** The filter options of the command line: `--prune`, `--prune-step`, `--max-tokens`, `--trim-step`, `--redact-secrets`. */
 export interface CliFilterOptions {
 	/** `--prune <spec>`, as given. */
 	prune: string | undefined;
+	/** `--prune-step <n>`, as given: the `step` of `pruneMessages`, in messages. */
+	pruneStep?: string | undefined;
 	/** `--max-tokens <n>`, as given. */
 	maxTokens: string | undefined;
+	/** `--trim-step <n>`, as given: the `step` of `trimToTokens`, in tokens. */
+	trimStep?: string | undefined;
 	redactSecrets: boolean;
 }
 
@@ -20,8 +24,14 @@ export const FILTER_HELP = `  --prune <spec>      drop thinking and tool calls a
                       separated reasoning=<all|before-last-message|none>,
                       toolCalls=<all|before-last-message|before-last-N-messages|none>[:tool+tool]
                       (repeatable: one rule each), emptyMessages=<keep|remove>
+  --prune-step <n>    with --prune: move its toolCalls windows in steps of n messages, so
+                      the prompt cache keeps the request's prefix in between
   --max-tokens <n>    keep the latest messages that fit n tokens as pi estimates them
-                      (every system message kept; LangChain's trimMessages)
+                      (every system message kept; LangChain's trimMessages); n as
+                      120000, 120_000, 120k, 1.5M or 1e5
+  --trim-step <n>     with --max-tokens: move the start of the kept messages in steps
+                      of n tokens (a quarter of --max-tokens, say), so the prompt cache
+                      keeps the request's prefix in between
   --redact-secrets    replace every secret secretlint's recommended rules find by
                       [REDACTED:<rule>] in everything the model receives
 `;
@@ -74,30 +84,74 @@ function pruneError(spec: string, what: string): CliError {
 /** The filter plugins the options ask for, in the order they run; bad values are a {@link CliError}. */
 export function filterPlugins(options: CliFilterOptions): Plugin[] {
 	const plugins: Plugin[] = [];
+	if (options.pruneStep !== undefined && options.prune === undefined)
+		throw new CliError("--prune-step sets the step of --prune: give --prune too.");
+	if (options.trimStep !== undefined && options.maxTokens === undefined)
+		throw new CliError("--trim-step sets the step of --max-tokens: give --max-tokens too.");
 	if (options.prune !== undefined) {
+		const step =
+			options.pruneStep === undefined ? undefined : parseCount(options.pruneStep, "--prune-step", "messages");
+		if (step === 0) throw new CliError("--prune-step takes 1 message or more, not 0.");
 		try {
-			plugins.push(pruneMessages(parsePruneSpec(options.prune)));
+			plugins.push(pruneMessages({ ...parsePruneSpec(options.prune), ...(step === undefined ? {} : { step }) }));
 		} catch (error) {
 			if (error instanceof CliError) throw error;
 			throw pruneError(options.prune, errorText(error));
 		}
 	}
 	if (options.maxTokens !== undefined) {
-		const text = options.maxTokens.trim();
-		const maxTokens = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
-		if (Number.isNaN(maxTokens))
-			throw new CliError(`--max-tokens takes a whole number of tokens, not ${JSON.stringify(options.maxTokens)}.`);
-		plugins.push(trimToTokens({ maxTokens }));
+		const maxTokens = parseCount(options.maxTokens, "--max-tokens", "tokens");
+		const step = options.trimStep === undefined ? undefined : parseCount(options.trimStep, "--trim-step", "tokens");
+		if (step !== undefined && !(step >= 1 && step <= maxTokens))
+			throw new CliError(
+				`--trim-step takes from 1 token to --max-tokens (${maxTokens}), not ${JSON.stringify(options.trimStep)}; a quarter of --max-tokens keeps most of the prompt cache.`,
+			);
+		plugins.push(trimToTokens({ maxTokens, ...(step === undefined ? {} : { step }) }));
 	}
 	if (options.redactSecrets) plugins.push(redactSecrets());
 	return plugins;
 }
 
+/** The largest count a flag takes (beyond it, a double no longer holds every whole number). */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+const SUFFIX_EXPONENT: ReadonlyMap<string, number> = new Map([
+	["k", 3],
+	["m", 6],
+]);
+
+/**
+ * A whole number of tokens or messages as a person types it: `120000`, `120_000`, `120,000`, `120k`,
+ * `1.5M`, `1e5` (`k` and `M` in either case). Anything else, a fraction of one, a negative number or
+ * more than 2^53 - 1 is a {@link CliError} naming the flag and the forms it takes.
+ *
+ * @example
+ * parseCount("1.5M", "--max-tokens", "tokens"); // 1500000
+ */
+export function parseCount(text: string, flag: string, unit: string): number {
+	const refuse = (why: string) =>
+		new CliError(
+			`${flag} takes a whole number of ${unit} (120000, 120_000, 120,000, 120k, 1.5M or 1e5), not ${JSON.stringify(text)}${why}.`,
+		);
+	let rest = text.trim().toLowerCase();
+	const shift = SUFFIX_EXPONENT.get(rest.slice(-1)) ?? 0;
+	if (shift > 0) rest = rest.slice(0, -1);
+	// Digit groups: "_" anywhere between digits (as in code), "," in groups of three (as in prose).
+	if (/^\d+(?:_\d+)+(?:\.\d+)?$/.test(rest)) rest = rest.replaceAll("_", "");
+	else if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(rest)) rest = rest.replaceAll(",", "");
+	const match = /^(\d+(?:\.\d*)?|\.\d+)(?:e([+-]?\d{1,3}))?$/.exec(rest);
+	if (match === null || (shift > 0 && match[2] !== undefined)) throw refuse("");
+	const value = Number(`${match[1]}e${Number(match[2] ?? 0) + shift}`);
+	if (!Number.isInteger(value)) throw refuse(Number.isFinite(value) ? ", which is not a whole number" : "");
+	if (value > MAX_COUNT) throw refuse(`, which is more than ${MAX_COUNT}`);
+	return value;
+}
+
 /** The names the header lists for the filters in use. */
 export function filterNames(options: CliFilterOptions): string[] {
 	const names: string[] = [];
-	if (options.prune !== undefined) names.push(`prune-messages (${options.prune})`);
-	if (options.maxTokens !== undefined) names.push(`trim-to-tokens (${options.maxTokens})`);
+	const step = (given: string | undefined) => (given === undefined ? "" : `, step ${given}`);
+	if (options.prune !== undefined) names.push(`prune-messages (${options.prune}${step(options.pruneStep)})`);
+	if (options.maxTokens !== undefined) names.push(`trim-to-tokens (${options.maxTokens}${step(options.trimStep)})`);
 	if (options.redactSecrets) names.push("redact-secrets");
 	return names;
 }

@@ -1,4 +1,4 @@
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { billedUsage } from "./billed-usage.js";
 import { estimateTokens } from "./estimate-tokens.js";
 import { isSentToProvider } from "./provider-facts.js";

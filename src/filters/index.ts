@@ -10,7 +10,9 @@ export {
 	type TokenCountKind,
 } from "./calibrated-counter.js";
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
+export type { ListProblemOptions } from "./problem-sink.js";
 export { isSentToProvider } from "./provider-facts.js";
+export { type PruneMessageListArgs, pruneMessageList } from "./prune-message-list.js";
 export {
 	PRUNE_MESSAGES_PLUGIN,
 	PRUNE_STAGE,
@@ -28,9 +30,11 @@ export {
 	type SecretPattern,
 } from "./redact-secrets.js";
 export { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
+export { type TrimMessageListOptions, trimMessageList } from "./trim-message-list.js";
 export {
 	TRIM_STAGE,
 	TRIM_TO_TOKENS_PLUGIN,
+	type TrimEndRole,
 	type TrimStartRole,
 	type TrimToTokensOptions,
 	trimToTokens,

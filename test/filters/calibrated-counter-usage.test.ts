@@ -3,7 +3,7 @@
  * (`billedUsage`), and each kind of usage it cannot trust (none, zeros, wrong types, NaN, negative):
  * refused with a reason, nothing learnt, and pi's estimate (or the last good bill) kept.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { billedUsage } from "../../src/filters/billed-usage.js";
 import { calibratedCounter } from "../../src/filters/calibrated-counter.js";

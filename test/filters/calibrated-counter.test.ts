@@ -5,7 +5,7 @@
  * Bad usage values are in calibrated-counter-usage.test.ts, the recorded sessions in
  * calibrated-counter-recorded.test.ts.
  */
-import type { Message } from "@mariozechner/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { calibratedCounter, PI_ESTIMATE_LABEL } from "../../src/filters/calibrated-counter.js";
@@ -164,7 +164,7 @@ describe("calibratedCounter", () => {
 		counter.observe(first, billed(1000));
 		const cyclic: Record<string, unknown> = {};
 		cyclic.self = cyclic;
-		const unreadable = assistant([{ type: "toolCall", id: "c", name: "x", arguments: cyclic }]);
+		const unreadable = assistant([{ type: "toolCall", id: "c", name: "x", arguments: cyclic as never }]);
 
 		expect(counter(unreadable)).toBe(Number.POSITIVE_INFINITY);
 		expect(counter.count([...first, unreadable])).toMatchObject({

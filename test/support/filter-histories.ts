@@ -4,8 +4,18 @@
  * its result, named consistently, as pi's agent loop writes them; orphan results now and then.
  * Every block carries a unique `key` in its text (or id) so that a test can tell blocks apart.
  */
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, Message, TextContent, ThinkingContent, ToolCall } from "@earendil-works/pi-ai";
 import fc from "fast-check";
+import {
+	arbAssistantMessage,
+	arbBashExecution,
+	arbBranchSummary,
+	arbCompactionSummary,
+	arbCustomMessage,
+	arbSystemMessage,
+	arbUserMessage,
+} from "./arbitraries.js";
 import { usage } from "./fixtures.js";
 
 export const TOOL_NAMES = ["read", "bash", "edit"] as const;
@@ -146,3 +156,83 @@ function assistantMessage(content: AssistantMessage["content"], at: number): Ass
 /** A generated history of up to `maxSteps` steps. */
 export const arbHistory = (shape: HistoryShape, maxSteps = 12): fc.Arbitrary<Message[]> =>
 	fc.array(arbStep, { maxLength: maxSteps }).map((steps) => historyOf(steps, shape));
+
+type Interleaved =
+	| { kind: "other"; message: AgentMessage }
+	| { kind: "call"; calls: number; size: number; tool: number }
+	| { kind: "result"; pick: number; size: number };
+
+const arbInterleaved: fc.Arbitrary<Interleaved> = fc.oneof(
+	{
+		weight: 4,
+		arbitrary: fc
+			.oneof(
+				arbUserMessage,
+				arbBashExecution,
+				arbCustomMessage,
+				arbBranchSummary,
+				arbCompactionSummary,
+				arbSystemMessage as fc.Arbitrary<unknown> as fc.Arbitrary<AgentMessage>,
+				arbAssistantMessage,
+			)
+			.map((message) => ({ kind: "other" as const, message })),
+	},
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			kind: fc.constant("call" as const),
+			calls: fc.integer({ min: 1, max: 3 }),
+			size: arbSize,
+			tool: fc.nat({ max: TOOL_NAMES.length - 1 }),
+		}),
+	},
+	{
+		weight: 3,
+		arbitrary: fc.record({ kind: fc.constant("result" as const), pick: fc.nat(), size: fc.nat({ max: 200 }) }),
+	},
+);
+
+/**
+ * A pi 1.x history (`AgentMessage[]` with `system` messages) in which every role sits between a tool
+ * call and its result: assistant messages make calls (ids `pair<n>`, never reused), their results come
+ * later in any order, with user, bash, custom, summary, system and other assistant messages (whose
+ * own random calls and results never share a `pair` id) in between; calls left unanswered now and
+ * then. No result ever comes without its call, so every `pair` result in a conversion must have its
+ * call before it.
+ */
+export const arbInterleavedHistory = (maxEvents = 30): fc.Arbitrary<AgentMessage[]> =>
+	fc.tuple(fc.array(arbInterleaved, { maxLength: maxEvents }), fc.boolean()).map(([events, flush]) => {
+		const history: AgentMessage[] = [];
+		const pending: { id: string; name: string }[] = [];
+		let calls = 0;
+		const answer = (at: number, size: number) => {
+			const [call] = pending.splice(at % pending.length, 1) as [{ id: string; name: string }];
+			history.push({
+				...toolResult(call.id, call.name, history.length),
+				content: [{ type: "text", text: `result of ${call.id} ${"o".repeat(size)}` }],
+			} as AgentMessage);
+		};
+		for (const event of events) {
+			if (event.kind === "other") history.push(event.message);
+			else if (event.kind === "result") {
+				if (pending.length > 0) answer(event.pick, event.size);
+			} else {
+				const content: AssistantMessage["content"] = [
+					{ type: "text", text: `m${history.length} ${"t".repeat(event.size)}` },
+				];
+				for (let c = 0; c < event.calls; c++) {
+					const call = { id: `pair${calls++}`, name: TOOL_NAMES[(event.tool + c) % TOOL_NAMES.length] as string };
+					pending.push(call);
+					content.push({
+						type: "toolCall",
+						id: call.id,
+						name: call.name,
+						arguments: { n: "a".repeat(event.size) },
+					});
+				}
+				history.push(assistantMessage(content, history.length));
+			}
+		}
+		while (flush && pending.length > 0) answer(0, 10);
+		return history;
+	});
