@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -22,6 +23,9 @@ export default defineConfig({
 			reporter: ["text-summary", "text"],
 			thresholds: { lines: 95 },
 		},
+		// Most of the slow files wait on child processes (tsc, the pi CLIs, chromium): run one more file
+		// than there are cores (vitest's default is one fewer, which is one file at a time on two cores).
+		maxWorkers: availableParallelism() + 1,
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 	},

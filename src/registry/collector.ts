@@ -11,15 +11,10 @@ import { adoptFailed, copyFailed } from "./registry-errors.js";
 import type { Reports } from "./reports.js";
 import type { Sources } from "./sources.js";
 
-/** How far past the last copy found `adoptAll` looks for the next one (entries a tap dropped). */
-const NEAR = 8;
-/** Entries `adoptAll` copies again before it makes a `Set` of the copies (plus one in 16 of them). */
-const MISSES = 64;
-
 export class Collector {
 	private copier: Copier | undefined;
 	/** Under `isolate`: the loop's output as it was before the taps (every entry a copy the run made). */
-	private copied: readonly Message[] = [];
+	private copied: ReadonlySet<Message> = new Set();
 	/** Whether outputs are traced to their inputs (`trackSources()` or `explain`): `sources` is given. */
 	readonly tracking: boolean;
 	/**
@@ -58,7 +53,7 @@ export class Collector {
 	 */
 	converted(output: readonly Message[], snapshot: boolean): void {
 		this.sources?.done(output);
-		if (snapshot) this.copied = output.slice();
+		if (snapshot) this.copied = new Set(output);
 	}
 
 	/**
@@ -67,29 +62,11 @@ export class Collector {
 	 */
 	adoptAll(output: Message[]): Message[] {
 		const copied = this.copied;
-		// Most taps keep the copies in order (some dropped, replaced or inserted): each is looked for
-		// just after the last one found. One not found there is copied again, which shares nothing
-		// either; only when many are (a tap reordered the output) is a `Set` of the copies made.
-		let next = 0;
-		let misses = 0;
-		const patience = MISSES + (copied.length >> 4);
-		let moved: Set<Message> | undefined;
-		const isCopy = (message: Message): boolean => {
-			const end = Math.min(copied.length, next + NEAR);
-			for (let j = next; j < end; j++) {
-				if (copied[j] !== message) continue;
-				next = j + 1;
-				return true;
-			}
-			if (moved === undefined && ++misses <= patience) return false;
-			moved ??= new Set(copied);
-			return moved.has(message);
-		};
 		let adopted: Message[] | undefined;
 		for (let i = 0; i < output.length; i++) {
 			const message = output[i] as Message;
 			// Not an object: left for the final check, which drops it.
-			if (message === null || typeof message !== "object" || isCopy(message)) {
+			if (message === null || typeof message !== "object" || copied.has(message)) {
 				adopted?.push(message);
 				continue;
 			}
