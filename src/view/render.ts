@@ -5,7 +5,7 @@
 import type { Message } from "@earendil-works/pi-ai";
 import { isNonTextBlock, isRecord, textOf } from "../values.js";
 import { type Columns, fitLine } from "./columns.js";
-import { label, type Style } from "./style.js";
+import { label, type Style, type TextPart } from "./style.js";
 import { isSystemMessage, systemChars, systemMeta, systemParts, toolCount, toolSchemaChars } from "./system-view.js";
 
 /** Lines of a block shown before and after the fold. */
@@ -27,18 +27,7 @@ export interface ViewOptions {
 	notes?: readonly (string | undefined)[];
 }
 
-type Paint = (text: string) => string;
-
-/** Text of a block's body as the history has it: lines not yet split, control characters not yet shown. */
-interface Part {
-	text: string;
-	paint?: Paint;
-}
-
-interface Line {
-	text: string;
-	paint?: Paint;
-}
+/** A part of a block's body is its text as the history has it: lines not yet split, control characters not yet shown. */
 
 type Block = { type: string; [key: string]: unknown };
 
@@ -190,9 +179,9 @@ const sendsBlocksAsImages = (message: Message): boolean => message.role === "use
 
 const isImage = (block: Block, strict: boolean): boolean => block.type === "image" || (strict && isNonTextBlock(block));
 
-function bodyParts(message: Message, style: Style): Part[] {
+function bodyParts(message: Message, style: Style): TextPart[] {
 	if (isSystemMessage(message)) return systemParts(message, style);
-	const parts: Part[] = [];
+	const parts: TextPart[] = [];
 	const strict = sendsBlocksAsImages(message);
 	for (const block of blocksOf(message)) {
 		if (!isBlock(block)) parts.push({ text: `[${block === null ? "null" : typeof block} block]`, paint: style.dim });
@@ -222,7 +211,7 @@ function bodyParts(message: Message, style: Style): Part[] {
  * is hidden. Only the shown lines are cut out of the text: a multi-megabyte output is scanned for its
  * line breaks, never split.
  */
-function foldedLines(parts: readonly Part[], style: Style): Line[] {
+function foldedLines(parts: readonly TextPart[], style: Style): TextPart[] {
 	if (parts.length === 0) return [{ text: "(no content)", paint: style.dim }];
 	let count = 0;
 	let chars = 0;
@@ -232,19 +221,19 @@ function foldedLines(parts: readonly Part[], style: Style): Line[] {
 		chars += part.text.length - breaks;
 	}
 	if (count <= HEAD + TAIL + 1) {
-		const lines: Line[] = [];
+		const lines: TextPart[] = [];
 		for (const part of parts)
 			for (const text of firstLines(part.text, count)) lines.push({ text, paint: part.paint });
 		return lines;
 	}
-	const head: Line[] = [];
+	const head: TextPart[] = [];
 	for (let p = 0; p < parts.length && head.length < HEAD; p++) {
-		const part = parts[p] as Part;
+		const part = parts[p] as TextPart;
 		for (const text of firstLines(part.text, HEAD - head.length)) head.push({ text, paint: part.paint });
 	}
-	const tail: Line[] = [];
+	const tail: TextPart[] = [];
 	for (let p = parts.length - 1; p >= 0 && tail.length < TAIL; p--) {
-		const part = parts[p] as Part;
+		const part = parts[p] as TextPart;
 		for (const text of lastLines(part.text, TAIL - tail.length)) tail.push({ text, paint: part.paint });
 	}
 	tail.reverse();

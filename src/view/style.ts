@@ -209,3 +209,9 @@ function clip(text: string, max: number): string {
 	const last = text.charCodeAt(max - 1);
 	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
+
+/** A piece of text the view shows painted as a whole: a part of a message's body, or one of its lines. */
+export interface TextPart {
+	text: string;
+	paint?: (text: string) => string;
+}

@@ -3,7 +3,7 @@
  * change to them): its header facts, its body (content, then each section), and what it counts.
  */
 import { isRecord, textOf } from "../values.js";
-import { label, type Style } from "./style.js";
+import { label, type Style, type TextPart } from "./style.js";
 
 /**
  * pi-ai 1.x's `SystemMessage`, declared by shape (pi-ai 0.73.1 has none). Every field is read
@@ -15,12 +15,6 @@ export interface SystemMessageShape {
 	sections?: unknown;
 	toolsAdded?: unknown;
 	toolsRemoved?: unknown;
-}
-
-/** A piece of a message's body, painted as a whole. */
-export interface SystemPart {
-	text: string;
-	paint?: (text: string) => string;
 }
 
 /** Names listed in a header before `+N more`. */
@@ -74,8 +68,8 @@ export function systemMeta(message: SystemMessageShape, leading: boolean): strin
 }
 
 /** The body: the content's text, then each section under its name (a removed one says so). */
-export function systemParts(message: SystemMessageShape, style: Style): SystemPart[] {
-	const parts: SystemPart[] = [];
+export function systemParts(message: SystemMessageShape, style: Style): TextPart[] {
+	const parts: TextPart[] = [];
 	const text = contentText(message.content);
 	if (text !== "") parts.push({ text });
 	for (const [name, value] of sectionsOf(message)) {
