@@ -111,7 +111,7 @@ export class Collector {
 		const before = this.copier.leftOut;
 		let copy: Message;
 		try {
-			copy = this.copier.copyMessage(message, plugin === undefined);
+			copy = this.copier.copyMessage(message);
 		} catch (cause) {
 			this.copyFailed(message, index, plugin, "it cannot be read as data", cause);
 			return undefined;
