@@ -8,6 +8,7 @@ import { COMMAND, runCommand } from "./command.js";
 import { claimRuntime } from "./copies.js";
 import { ASYNC_TAP_LIMIT_MS, createHost } from "./host.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
+import { piSettingsPlaces } from "./pi-settings-files.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
 import { createReporter } from "./report.js";
 import { requestHandler } from "./request.js";
@@ -32,7 +33,8 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  * (`session_before_compact`, `session_before_tree`: pi's compaction and branch summaries go through
  * the same registry when a plugin or switch is active) and a listener for plugin offers on
  * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
- * starts nothing (no timers, files or sockets). The configuration is read at `session_start`. A
+ * starts nothing (no timers, files or sockets). The configuration is read at `session_start`;
+ * while it holds anything the extension cannot read, every request and summary is withheld. A
  * later copy of the package in the same pi (see copies.ts) registers nothing but a warning.
  *
  * @example
@@ -58,8 +60,8 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		for (const problem of host.offer(data)) pending.push(problem);
 	});
 	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
-		const { hardening, problems } = readHardening(pi);
-		host.configure(hardening, ctx.cwd);
+		const { hardening, problems } = readHardening(pi, piSettingsPlaces(ctx.cwd));
+		host.configure(hardening, ctx.cwd, problems);
 		reporter.configuration(ctx, problems);
 		flush(ctx);
 	});
