@@ -482,14 +482,17 @@ describe.each(LINES)("the convert-to-llm pi extension's failures in pi %s (RPC m
 });
 
 describe("the convert-to-llm pi package", () => {
-	it("should print /llm-context --json on stderr in print mode (pi keeps stdout), equal to convert-to-llm --json, without a model request", () => {
+	it("should print /llm-context --json on stderr in print mode (pi keeps stdout), convert-to-llm --json's messages and the system message pi adds at the first prompt, without a model request", () => {
 		const { dirs, session } = prepare(join(base, "run"), fake);
 		const [node, cli] = piCommand("1.6.0");
 		const args = [cli, "-p", ...piArgs(session, [ROOT, TICKET_EXTENSION]), "/llm-context --json"];
 		const result = spawnSync(node, args, { cwd: dirs.cwd, env: piEnv(dirs), encoding: "utf8", timeout: 30_000 });
 		expect(result.status, result.stderr).toBe(0);
 		expect(result.stdout).toBe("");
-		expect(result.stderr).toBe(cliJson(session, [TICKET_PLUGIN]));
+		// The session's messages as the CLI gives them, then the system message pi 1.x adds at the run's first prompt.
+		const printed = JSON.parse(result.stderr) as { role: string; sections?: object }[];
+		expect(JSON.stringify(printed.slice(0, -1), null, 2)).toBe(cliJson(session, [TICKET_PLUGIN]).trimEnd());
+		expect(printed.at(-1)).toMatchObject({ role: "system", content: "", sections: { preamble: expect.any(String) } });
 		expect(fake.bodies.splice(0)).toEqual([]);
 	}, 60_000);
 

@@ -4,9 +4,10 @@
  * are byte for byte what pi sends without the extension; the user's switches add hardening plugins,
  * other extensions add roles and filters over `pi.events`, and `/llm-context` shows the result.
  */
-import { COMMAND, runCommand } from "./command.js";
+import { COMMAND, runCommand, type SystemSource } from "./command.js";
 import { claimRuntime } from "./copies.js";
 import { ASYNC_TAP_LIMIT_MS, createHost } from "./host.js";
+import { readNextSystem } from "./next-system.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
 import { piSettingsPlaces } from "./pi-settings-files.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
@@ -66,8 +67,12 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		flush(ctx);
 	});
 	// The whole handler is the fail-closed boundary: whatever throws in it withholds the request.
-	if (hasFullTranscript(pi)) pi.on("context_with_system", requestHandler(host, reporter, flush));
-	else {
+	const read = (ctx: PiContext) => readNextSystem(pi, ctx);
+	let system: SystemSource;
+	if (hasFullTranscript(pi)) {
+		pi.on("context_with_system", requestHandler(host, reporter, flush));
+		system = { transcript: true, read, preview: async (prompt) => prompt };
+	} else {
 		// The system prompt is not in the `context` event's messages: redacted where pi passes it on.
 		const guard = systemPromptGuard(host, reporter, ASYNC_TAP_LIMIT_MS);
 		pi.on("before_agent_start", (event, ctx: PiContext) => guard.handle(event, ctx));
@@ -76,6 +81,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 			await guard.check(ctx);
 		};
 		pi.on("context", requestHandler(host, reporter, before));
+		system = { transcript: false, read, preview: (prompt) => guard.preview(prompt) };
 	}
 	// pi's summary requests use pi's own conversion and raise no request event: hardened here.
 	pi.on("session_before_compact", (event, ctx: PiContext) => hardenCompaction(host, reporter, event, ctx));
@@ -85,7 +91,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 			"Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only; --html: write an HTML report beside the session)",
 		handler: (args, ctx) => {
 			flush(ctx);
-			return runCommand(host, reporter, args, ctx);
+			return runCommand(host, reporter, args, ctx, system);
 		},
 	});
 	pi.events.emit(READY_CHANNEL, { version: 1 });
