@@ -348,17 +348,22 @@ describe("convert-to-llm --timeout", () => {
 		expect(parseCliArgs(["--timeout", "2147483647", "in.json"]).timeout).toBe(2_147_483_647);
 	});
 
-	it("should fail the run, strict or not, when an async tap does not settle within it, and print nothing", async () => {
+	it("should fail the run, strict or not, when an async tap never settles, and print nothing, however long its module took to load", async () => {
+		// The tap never settles, so the run fails whatever the timeout; the module takes a while to load
+		// (as on a busy machine) and the timeout is far above that, so only the tap can be what runs out.
 		const path = module(
-			"slow-tap.mjs",
-			'export default { name: "slow", apply(r) { r.hooks.afterConvertAsync.tapPromise("slow", () => new Promise((done) => setTimeout(done, 5_000))); } };',
+			"never-settles.mjs",
+			'await new Promise((done) => setTimeout(done, 200));\nexport default { name: "slow", apply(r) { r.hooks.afterConvertAsync.tapPromise("slow", () => new Promise(() => {})); } };',
 		);
 		const history = JSON.stringify([{ role: "user", content: "hi", timestamp: 0 }]);
-		for (const args of [["--json"], [], ["--explain"], ["--strict", "--json"], ["--strict"]]) {
-			const run = await cli([...args, "--timeout", "50", "--plugin", path, "-"], { stdin: history });
+		const variants = [["--json"], [], ["--explain"], ["--strict", "--json"], ["--strict"]];
+		const runs = await Promise.all(
+			variants.map((args) => cli([...args, "--timeout", "3000", "--plugin", path, "-"], { stdin: history })),
+		);
+		for (const run of runs) {
 			expect(run).toMatchObject({ code: 2, stdout: "" });
 			expect(run.stderr).toBe(
-				'convert-to-llm: the conversion did not finish: an afterConvertAsync tap of plugin "slow" did not settle within 50 ms (--timeout). Nothing was printed, since that tap may be the one that redacts. Fix the plugin, leave out its --plugin, or raise --timeout.\n',
+				'convert-to-llm: the conversion did not finish: an afterConvertAsync tap of plugin "slow" did not settle within 3000 ms (--timeout). Nothing was printed, since that tap may be the one that redacts. Fix the plugin, leave out its --plugin, or raise --timeout.\n',
 			);
 		}
 	});

@@ -74,20 +74,20 @@ describe("readHardening", () => {
 			"an unknown lint mode",
 			"lint=fix",
 			undefined,
-			'--convert-to-llm: "lint=fix" is not understood; lint takes lint, lint=report, lint=repair or lint=off; it was ignored.',
+			'--convert-to-llm: "lint=fix" is not understood; lint takes lint, lint=report, lint=repair or lint=off; every request is withheld until it is fixed.',
 		],
 		[
 			"a lint mode with more after it",
 			"lint=report=x",
 			undefined,
-			'--convert-to-llm: "lint=report=x" is not understood; lint takes lint, lint=report, lint=repair or lint=off; it was ignored.',
+			'--convert-to-llm: "lint=report=x" is not understood; lint takes lint, lint=report, lint=repair or lint=off; every request is withheld until it is fixed.',
 		],
 		["an empty lint mode", "lint=", undefined, '"lint=" is not understood; lint takes'],
 		[
 			"a switch value that is not true or false",
 			"strict=yes",
 			undefined,
-			'--convert-to-llm: "strict=yes" is not understood; strict takes strict, strict=true or strict=false; it was ignored.',
+			'--convert-to-llm: "strict=yes" is not understood; strict takes strict, strict=true or strict=false; every request is withheld until it is fixed.',
 		],
 		["a switch value with more after it", "strict=true=1", undefined, '"strict=true=1" is not understood'],
 		["a switch in the wrong case", "Strict", undefined, 'unknown switch "Strict"'],
@@ -95,13 +95,13 @@ describe("readHardening", () => {
 			"settings that are not an object",
 			undefined,
 			{ convertToLlm: true },
-			'settings "convertToLlm" must be an object',
+			'settings "convertToLlm" is boolean true, not an object of switches',
 		],
 		[
 			"a switch that is not a boolean",
 			undefined,
 			{ convertToLlm: { safeFences: "yes" } },
-			'"convertToLlm.safeFences" must be true or false',
+			'settings "convertToLlm.safeFences" is a string ("yes"): safeFences takes true or false; every request is withheld until it is fixed.',
 		],
 		[
 			"an unknown switch in the settings",
@@ -109,12 +109,15 @@ describe("readHardening", () => {
 			{ convertToLlm: { fences: true } },
 			'settings "convertToLlm" has no switch "fences"',
 		],
-	])("should leave the switch off and say so for %s", (_name, flag, settings, problem) => {
-		const { hardening, problems } = readHardening(piReading(flag, settings));
-		expect(hardening).toEqual(DEFAULT_HARDENING);
-		expect(problems).toHaveLength(1);
-		expect(problems[0]).toContain(problem);
-	});
+	])(
+		"should leave the switch off and report a problem (which withholds requests) for %s",
+		(_name, flag, settings, problem) => {
+			const { hardening, problems } = readHardening(piReading(flag, settings));
+			expect(hardening).toEqual(DEFAULT_HARDENING);
+			expect(problems).toHaveLength(1);
+			expect(problems[0]).toContain(problem);
+		},
+	);
 
 	it("should never half-accept a token: what does not parse leaves the setting as it was, and the others apply", () => {
 		const { hardening, problems } = readHardening(
@@ -125,7 +128,7 @@ describe("readHardening", () => {
 		for (const problem of problems) expect(problem.split("\n")).toHaveLength(1);
 	});
 
-	it("should never throw when pi's getters do", () => {
+	it("should never throw when pi's getters do, and count what it could not read as problems", () => {
 		const pi = {
 			getFlag: () => {
 				throw new Error("no flag");
@@ -134,7 +137,13 @@ describe("readHardening", () => {
 				throw new Error("no settings");
 			},
 		} as unknown as PiExtensionApi;
-		expect(readHardening(pi)).toEqual({ hardening: DEFAULT_HARDENING, problems: [] });
+		expect(readHardening(pi)).toEqual({
+			hardening: DEFAULT_HARDENING,
+			problems: [
+				"pi's settings could not be read (no settings); every request is withheld until it is fixed.",
+				"--convert-to-llm could not be read (no flag); every request is withheld until it is fixed.",
+			],
+		});
 	});
 });
 
@@ -531,7 +540,9 @@ describe("runCommand's configuration problems", () => {
 	])("should list in the text view every problem the notice left out, told with %s", async (_how, tell) => {
 		const { hardening, problems } = readHardening(pi1);
 		expect(problems).toHaveLength(9);
-		expect(problems[5]).toContain('"convertToLlm.redactSecrets" must be true or false');
+		expect(problems[5]).toContain(
+			'"convertToLlm.redactSecrets" is a string ("true"): redactSecrets takes true or false',
+		);
 		const { ctx, shown } = rpcCtx();
 		const reporter = createReporter();
 		tell(reporter, ctx, problems);
@@ -812,6 +823,7 @@ describe("convertRequest fail-closed", () => {
 				throw new Error("build boom");
 			},
 			hardening: () => DEFAULT_HARDENING,
+			unreadable: () => [],
 		} as unknown as ReturnType<typeof createHost>;
 		const result = await convertRequest(host, createReporter(), history, ctx);
 		expect(result.messages.at(-1)).toMatchObject({ content: [{ text: WITHHELD_TEXT }] });

@@ -52,7 +52,9 @@ describe.each(["1.6.0", "0.73.1"] as PiLine[])("/llm-context --html in pi %s", (
 		);
 		expect(cli.status, cli.stderr).toBe(0);
 		const expected = JSON.parse(cli.stdout) as { role: string }[];
-		expect(data.output.map((item) => item.role)).toEqual(expected.map((message) => message.role));
+		// Before the run's first prompt, pi 1.x's next request also carries the system message pi adds then.
+		const pending = line === "1.6.0" ? ["system"] : [];
+		expect(data.output.map((item) => item.role)).toEqual([...expected.map((message) => message.role), ...pending]);
 		expect(data.title).toBe(session);
 		expect(data.rows.some((row) => row.mark === "compaction")).toBe(true);
 		expect(fake.bodies.splice(0)).toEqual([]);

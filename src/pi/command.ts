@@ -4,26 +4,68 @@
  * JSON modes on stderr (pi keeps stdout for its own output there, and sends extensions' stdout writes
  * to stderr anyway).
  */
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { writeSessionReport } from "../report/html-report.js";
 import { errorText } from "../values.js";
-import { escapeJsonForTerminal } from "../view/style.js";
+import { escapeJsonForTerminal, oneLine } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
+import { type NextSystem, pendingSystemMessage } from "./next-system.js";
 import { showPanel } from "./panel.js";
 import type { PiContext } from "./pi-api.js";
 import { type Reporter, showAll } from "./report.js";
 import { sessionHistory } from "./session-history.js";
 import { hardeningText } from "./settings.js";
 import { loadTuiColumns } from "./tui-columns.js";
-import { viewJson, viewLines } from "./view.js";
+import { type BesideSystem, viewJson, viewLines } from "./view.js";
 
 /** The command's name: pi has no built-in `/llm-context`. */
 export const COMMAND = "llm-context";
 
-/** Runs the command: never throws (a failure is shown as an error). */
-export async function runCommand(host: Host, reporter: Reporter, args: string, ctx: PiContext): Promise<void> {
+/**
+ * Where the next request's system prompt and tools come from: pi 1.x keeps them in the transcript
+ * (`transcript: true`), pi 0.73.1 sends them beside the messages; `read` asks pi for them, and
+ * `preview` passes a 0.73.1 prompt as the extension's `before_agent_start` handler will (redacted
+ * while `redactSecrets` is on).
+ */
+export interface SystemSource {
+	transcript: boolean;
+	read(ctx: PiContext): NextSystem | undefined;
+	preview(prompt: string): Promise<string>;
+}
+
+/** The session entry shown for the system message pi 1.x adds at the next prompt (it has none yet). */
+export const NEXT_PROMPT_ENTRY = "(at the next prompt)";
+
+/**
+ * Runs the command: never throws (a failure is shown as an error). With a `system` source, the view
+ * holds the system prompt and tools of the next request even before pi sends them: on pi 1.x the
+ * system message pi adds before the next prompt (a new or resumed session, AGENTS.md changed), on pi
+ * 0.73.1 the prompt and tools it sends beside the messages (`--json` prints the messages alone, as
+ * pi's request event carries them).
+ */
+export async function runCommand(
+	host: Host,
+	reporter: Reporter,
+	args: string,
+	ctx: PiContext,
+	system?: SystemSource,
+): Promise<void> {
 	try {
 		const json = args.trim() === "--json";
-		const { messages, entryIds, contextEdits } = sessionHistory(ctx.sessionManager);
+		const history = sessionHistory(ctx.sessionManager);
+		const { contextEdits } = history;
+		let { messages, entryIds } = history;
+		const next = system?.read(ctx);
+		let beside: BesideSystem | undefined;
+		if (system !== undefined && next !== undefined) {
+			if (system.transcript) {
+				const pending = pendingSystemMessage(messages, next, Date.now());
+				if (pending !== undefined) {
+					messages = [...messages, pending as unknown as AgentMessage];
+					entryIds = entryIds === undefined ? undefined : [...entryIds, NEXT_PROMPT_ENTRY];
+				}
+			} else beside = { prompt: await system.preview(next.prompt), tools: next.tools };
+		}
 		const { registry, plugins, problems } = host.build("view");
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
@@ -43,10 +85,12 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				plugins: named,
 				hardening,
 				warnings,
+				beside,
 				width,
 			});
 		if (args.trim() === "--html") {
 			const facts = [...lines(PLAIN_WIDTH).slice(0, 2), ...warnings.map((warning) => `warning: ${warning}`)];
+			if (beside !== undefined) facts.push(besideFact(beside));
 			const where = writeSessionReport({
 				facts,
 				messages,
@@ -72,6 +116,14 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 	} catch (error) {
 		reporter.error(ctx, [`/${COMMAND} failed: ${errorText(error)}`]);
 	}
+}
+
+/** The report's fact for what pi 0.73.1 sends beside the messages: the prompt's size and the tools. */
+function besideFact(beside: BesideSystem): string {
+	const tools = beside.tools.map((tool) => tool.name).join(", ");
+	return oneLine(
+		`beside the messages (pi 0.73.1): a system prompt of ${beside.prompt.length.toLocaleString("en-US")} characters${tools === "" ? "" : ` and the tools ${tools}`}`,
+	);
 }
 
 /** Columns of the plain-text view (RPC notifications, stderr), as the CLI's when not on a terminal. */

@@ -4,10 +4,12 @@
  * are byte for byte what pi sends without the extension; the user's switches add hardening plugins,
  * other extensions add roles and filters over `pi.events`, and `/llm-context` shows the result.
  */
-import { COMMAND, runCommand } from "./command.js";
+import { COMMAND, runCommand, type SystemSource } from "./command.js";
 import { claimRuntime } from "./copies.js";
 import { ASYNC_TAP_LIMIT_MS, createHost } from "./host.js";
+import { readNextSystem } from "./next-system.js";
 import type { PiContext, PiExtensionApi } from "./pi-api.js";
+import { piSettingsPlaces } from "./pi-settings-files.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
 import { createReporter } from "./report.js";
 import { requestHandler } from "./request.js";
@@ -32,7 +34,8 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  * (`session_before_compact`, `session_before_tree`: pi's compaction and branch summaries go through
  * the same registry when a plugin or switch is active) and a listener for plugin offers on
  * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
- * starts nothing (no timers, files or sockets). The configuration is read at `session_start`. A
+ * starts nothing (no timers, files or sockets). The configuration is read at `session_start`;
+ * while it holds anything the extension cannot read, every request and summary is withheld. A
  * later copy of the package in the same pi (see copies.ts) registers nothing but a warning.
  *
  * @example
@@ -58,14 +61,18 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		for (const problem of host.offer(data)) pending.push(problem);
 	});
 	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
-		const { hardening, problems } = readHardening(pi);
-		host.configure(hardening, ctx.cwd);
+		const { hardening, problems } = readHardening(pi, piSettingsPlaces(ctx.cwd));
+		host.configure(hardening, ctx.cwd, problems);
 		reporter.configuration(ctx, problems);
 		flush(ctx);
 	});
 	// The whole handler is the fail-closed boundary: whatever throws in it withholds the request.
-	if (hasFullTranscript(pi)) pi.on("context_with_system", requestHandler(host, reporter, flush));
-	else {
+	const read = (ctx: PiContext) => readNextSystem(pi, ctx);
+	let system: SystemSource;
+	if (hasFullTranscript(pi)) {
+		pi.on("context_with_system", requestHandler(host, reporter, flush));
+		system = { transcript: true, read, preview: async (prompt) => prompt };
+	} else {
 		// The system prompt is not in the `context` event's messages: redacted where pi passes it on.
 		const guard = systemPromptGuard(host, reporter, ASYNC_TAP_LIMIT_MS);
 		pi.on("before_agent_start", (event, ctx: PiContext) => guard.handle(event, ctx));
@@ -74,6 +81,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 			await guard.check(ctx);
 		};
 		pi.on("context", requestHandler(host, reporter, before));
+		system = { transcript: false, read, preview: (prompt) => guard.preview(prompt) };
 	}
 	// pi's summary requests use pi's own conversion and raise no request event: hardened here.
 	pi.on("session_before_compact", (event, ctx: PiContext) => hardenCompaction(host, reporter, event, ctx));
@@ -83,7 +91,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 			"Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only; --html: write an HTML report beside the session)",
 		handler: (args, ctx) => {
 			flush(ctx);
-			return runCommand(host, reporter, args, ctx);
+			return runCommand(host, reporter, args, ctx, system);
 		},
 	});
 	pi.events.emit(READY_CHANNEL, { version: 1 });

@@ -53,10 +53,19 @@ export interface BuiltRegistry {
  */
 export interface Host {
 	offer(data: unknown): string[];
-	/** The configuration, and pi's working directory (`ctx.cwd`: where pi 0.73.1 reads its project settings). */
-	configure(hardening: PiHardening, cwd?: string): void;
+	/**
+	 * The configuration, pi's working directory (`ctx.cwd`: where pi 0.73.1 reads its project
+	 * settings), and what the configuration holds that could not be read (see `unreadable`).
+	 */
+	configure(hardening: PiHardening, cwd?: string, unreadable?: readonly string[]): void;
 	hardening(): PiHardening;
-	/** Whether anything changes pi's conversion: an offered plugin, or a switch that is on. */
+	/**
+	 * The configuration's problems that withhold every request and summary until they are fixed (an
+	 * unknown key, a value a switch does not take: it may be a safety switch the user meant to turn
+	 * on); empty when the configuration was read whole.
+	 */
+	unreadable(): readonly string[];
+	/** Whether anything changes pi's conversion: an offered plugin, a switch that is on, or a configuration that withholds. */
 	active(): boolean;
 	/**
 	 * The registry for a chat request (`"request"`, the default), for `/llm-context`'s view of the next
@@ -80,6 +89,7 @@ export const ASYNC_TAP_LIMIT_MS = 10_000;
 export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeoutMs = ASYNC_TAP_LIMIT_MS): Host {
 	const offered = new Map<string, OfferedPlugin>();
 	let hardening = initial;
+	let unreadable: readonly string[] = [];
 	let places = piSettingsPlaces(process.cwd());
 	const built = new Map<string, BuiltRegistry>();
 	const piBlocks = () => piBlocksImages(pi, places);
@@ -144,13 +154,15 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 			built.clear();
 			return problems;
 		},
-		configure(next, cwd) {
+		configure(next, cwd, problems = []) {
 			hardening = next;
+			unreadable = [...problems];
 			if (cwd !== undefined) places = piSettingsPlaces(cwd);
 			built.clear();
 		},
 		hardening: () => hardening,
-		active: () => offered.size > 0 || hardeningText(hardening) !== "none",
+		unreadable: () => unreadable,
+		active: () => offered.size > 0 || unreadable.length > 0 || hardeningText(hardening) !== "none",
 		build(purpose = "request") {
 			const piBlock = piBlockNow(purpose);
 			const key = piBlock ? `${purpose} pi-blocks-images` : purpose;

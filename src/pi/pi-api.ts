@@ -65,6 +65,8 @@ export interface PiContext {
 	abort(): void;
 	/** The system prompt pi's agent holds, the one the next request sends (both lines' `ExtensionContext`). */
 	getSystemPrompt?(): string;
+	/** How pi builds its system prompt (a command's ctx; pi 1.x's `hiddenTools` are left out of every request). */
+	getSystemPromptOptions?(): unknown;
 }
 
 /** The result of a `context` / `context_with_system` handler: the messages to use instead. */
@@ -98,6 +100,10 @@ export interface PiExtensionApi {
 		options: { description?: string; handler: (args: string, ctx: PiContext) => Promise<void> },
 	): void;
 	getSettings?(): unknown;
+	/** The names of the tools pi declares to the model, in its order (both lines). */
+	getActiveTools?(): unknown;
+	/** Every tool pi has, each with `name`, `description` and `parameters` (both lines). */
+	getAllTools?(): unknown;
 	registerVirtualModel?: unknown;
 	events: PiEventBus;
 }

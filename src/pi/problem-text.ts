@@ -49,37 +49,49 @@ function where(error: ConvertToLlmError): string {
 }
 
 /**
- * One problem as a pi user reads it: what it means for the request, and the switch that changes it
- * (`strict`: whether the strict switch is on, which withholds the request).
+ * What becomes of the request a problem is told for: `"sent"` (lenient: it goes out without what the
+ * problem left out), `"strict"` (the strict switch withholds it), or `"withheld"` (it is withheld for
+ * another reason, which the notice's first line says).
+ */
+export type RequestOutcome = "sent" | "strict" | "withheld";
+
+/**
+ * One problem as a pi user reads it: what it means for the request, and the switch that changes it.
  *
  * Contract: never throws; every text names the message or plugin the registry's error names (they are
  * quoted with `JSON.stringify`, and the reporter makes the line printable). A problem of a kind not
- * known here keeps the registry's message.
+ * known here keeps the registry's message. `outcome` (or `true` for `"strict"`) says what became of
+ * the request: a sent one says how to withhold such requests instead; a withheld one says nothing of
+ * strict.
  *
  * @example
  * reporter.warn(ctx, conversion.problems.map((problem) => problemText(problem)));
  */
-export function problemText(error: ConvertToLlmError, strict = false): string {
-	const STRICT = strict
-		? "strict is on, so the request is withheld"
-		: `to withhold such a request instead, turn on strict (${switchHint("strict")})`;
+export function problemText(error: ConvertToLlmError, outcome: RequestOutcome | boolean = "sent"): string {
+	const told = outcome === true ? "strict" : outcome === false ? "sent" : outcome;
+	const STRICT =
+		told === "strict"
+			? "; strict is on, so the request is withheld"
+			: told === "withheld"
+				? ""
+				: `; to withhold such a request instead, turn on strict (${switchHint("strict")})`;
 	try {
 		switch (error.code) {
 			case ErrorCode.UNKNOWN_ROLE:
 				return error.message.startsWith("No converter accepted")
-					? `${where(error)} was left out of the request: the plugins for its role passed it on and none converted it; ${STRICT}.`
-					: `${where(error)} was left out of the request: no extension converts this role (pi leaves roles it does not know out too). An extension that writes these messages can offer convert-to-llm a converter for them; ${STRICT}.`;
+					? `${where(error)} was left out of the request: the plugins for its role passed it on and none converted it${STRICT}.`
+					: `${where(error)} was left out of the request: no extension converts this role (pi leaves roles it does not know out too). An extension that writes these messages can offer convert-to-llm a converter for them${STRICT}.`;
 			case ErrorCode.CONVERSION_FAILED: {
 				const own = error.plugin === undefined ? undefined : SWITCH_PLUGINS.get(error.plugin);
 				// The plugin's own message says what it did and what to change (raise maxTokens, fix the counter).
-				if (own !== undefined) return `${error.message} It is set with ${own}; ${STRICT}.`;
+				if (own !== undefined) return `${error.message} It is set with ${own}${STRICT}.`;
 				if (error.plugin !== undefined) {
-					return `plugin ${JSON.stringify(error.plugin)} failed on ${where(error)}${causeText(error)}; pi's own conversion was used for it, or it was left out of the request where there is none. Report it to the extension that offered the plugin; ${STRICT}.`;
+					return `plugin ${JSON.stringify(error.plugin)} failed on ${where(error)}${causeText(error)}; pi's own conversion was used for it, or it was left out of the request where there is none. Report it to the extension that offered the plugin${STRICT}.`;
 				}
-				return `${where(error)} could not be converted${causeText(error)} and was left out of the request; ${STRICT}.`;
+				return `${where(error)} could not be converted${causeText(error)} and was left out of the request${STRICT}.`;
 			}
 			case ErrorCode.INVALID_MESSAGE:
-				return `${where(error)} of pi's history is not a message; it was left out of the request; ${STRICT}.`;
+				return `${where(error)} of pi's history is not a message; it was left out of the request${STRICT}.`;
 			case ErrorCode.INVALID_PLUGIN:
 			case ErrorCode.DUPLICATE_CONVERTER: {
 				const plugin = error.plugin === undefined ? "an offered plugin" : `plugin ${JSON.stringify(error.plugin)}`;

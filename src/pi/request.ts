@@ -7,7 +7,7 @@ import { type ConvertToLlmError, ErrorCode } from "../index.js";
 import { errorText } from "../values.js";
 import type { Host } from "./host.js";
 import type { PiContext, PiContextResult } from "./pi-api.js";
-import { problemText } from "./problem-text.js";
+import { problemText, type RequestOutcome } from "./problem-text.js";
 import type { Reporter } from "./report.js";
 
 /** What the model receives in place of a withheld request, should pi send it despite the abort. */
@@ -19,14 +19,19 @@ export const WITHHELD_TEXT =
  * they hold only model roles).
  *
  * Contract: never throws or rejects (pi would log the error and send the unconverted history: fail
- * open). Problems the registry reports, and offered plugins that failed to apply, are shown as
+ * open). A request is either the whole conversion or withheld: never empty, never the system prompt
+ * alone. Problems the registry reports, and offered plugins that failed to apply, are shown as
  * warnings (each once), told as a pi user reads them ({@link problemText}); the request goes out with
  * what the plugins decided (a message a hardening plugin could not read is dropped). Every failure
- * withholds the request: the conversion failed as a whole (`Conversion.failed`: something no guard
- * caught, such as a throwing interceptor, or a post-conversion tap that did not settle within
- * `ASYNC_TAP_LIMIT_MS`), anything threw on the way, or, under `strict`, any problem was reported.
- * Withholding aborts pi's run, returns only the leading system messages (pi requires one at index 0)
- * and a user message saying so ({@link WITHHELD_TEXT}), and shows the reason as an error, every time.
+ * withholds the request: the configuration holds something the extension cannot read (a misspelled
+ * switch may be a safety switch left off: {@link Host.unreadable}), the conversion left nothing of
+ * the conversation while the history had some ({@link leavesConversation}: `maxTokens` below the
+ * newest prompt, a `redactSecrets` scanner that cannot load), the conversion failed as a whole
+ * (`Conversion.failed`: something no guard caught, such as a throwing interceptor, or a
+ * post-conversion tap that did not settle within `ASYNC_TAP_LIMIT_MS`), anything threw on the way,
+ * or, under `strict`, any problem was reported. Withholding aborts pi's run, returns only the leading
+ * system messages (pi requires one at index 0) and a user message saying so ({@link WITHHELD_TEXT}),
+ * and shows, every time, an error that says why and what to change.
  *
  * @example
  * pi.on("context_with_system", (event, ctx) => convertRequest(host, reporter, event.messages, ctx));
@@ -38,21 +43,60 @@ export async function convertRequest(
 	ctx: PiContext,
 ): Promise<PiContextResult> {
 	try {
+		const unreadable = host.unreadable();
+		if (unreadable.length > 0) return withhold(reporter, messages, ctx, [...unreadable], UNREADABLE);
 		const { registry, problems: buildProblems, degraded } = host.build();
 		const strict = host.hardening().strict;
 		// pi's AgentMessage of either line; the registry checks each message it is given.
 		const conversion = await registry.runAsync(messages as AgentMessage[]);
-		const problems = [...buildProblems];
-		for (const problem of conversion.problems) problems.push(problemText(problem, strict));
-		if (conversion.failed) return withhold(reporter, messages, ctx, problems, failure(conversion.problems));
-		if (strict && (degraded || conversion.problems.length > 0)) {
-			return withhold(reporter, messages, ctx, problems, "the conversion reported problems and strict is on");
+		const told = (outcome: RequestOutcome): string[] => [
+			...buildProblems,
+			...conversion.problems.map((problem) => problemText(problem, outcome)),
+		];
+		if (conversion.failed) return withhold(reporter, messages, ctx, told("withheld"), failure(conversion.problems));
+		if (!leavesConversation(messages, conversion.output)) {
+			const problems = told("withheld");
+			const why = problems.length > 0 ? `${NOTHING_LEFT}; what made it so, and what to change` : NOTHING_LEFT;
+			return withhold(reporter, messages, ctx, problems, why);
 		}
-		reporter.warn(ctx, problems);
+		if (strict && (degraded || conversion.problems.length > 0)) {
+			return withhold(reporter, messages, ctx, told("strict"), "the conversion reported problems and strict is on");
+		}
+		reporter.warn(ctx, told("sent"));
 		return { messages: conversion.output };
 	} catch (error) {
 		return withhold(reporter, messages, ctx, [], `the conversion failed: ${errorText(error)}`);
 	}
+}
+
+/** Why requests are withheld while the configuration has problems. */
+export const UNREADABLE =
+	'the convert-to-llm configuration holds what it cannot read, and a misspelled or unreadable switch may be a safety switch you meant to turn on. Fix it in settings.json ("convertToLlm") or the --convert-to-llm flag, then /reload (a flag: restart pi)';
+
+/** Why a request whose conversion kept no conversation is withheld. */
+const NOTHING_LEFT =
+	"the conversion left nothing of the conversation to send (no message, or the system messages alone), so the model would not see the prompt";
+
+/**
+ * Whether a conversion keeps some of the conversation: its output holds a message that is not a
+ * `system` message, or the history held none to keep (a request of the system prompt alone, or of
+ * nothing, is never what pi meant to send).
+ *
+ * Contract: never throws; a message whose role cannot be read counts as conversation.
+ *
+ * @example
+ * leavesConversation([system, user], [system]); // false: the prompt was cut away
+ */
+export function leavesConversation(history: readonly unknown[], output: readonly unknown[]): boolean {
+	const conversational = (message: unknown): boolean => {
+		try {
+			return (message as { role?: unknown } | null)?.role !== "system";
+		} catch {
+			return true;
+		}
+	};
+	if (output.some(conversational)) return true;
+	return !(Array.isArray(history) && history.some(conversational));
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * The extension's configuration, taken the ways pi extensions take it: a `convertToLlm` object in
- * pi's settings.json (read with `pi.getSettings()`, pi 1.x) and the `--convert-to-llm` flag (both
- * lines; it wins over the settings, for one run). With neither, every switch is off and the extension
- * sends exactly what pi would.
+ * pi's settings.json (pi 1.x gives it with `pi.getSettings()`; on pi 0.73.1 it is read from pi's
+ * settings files) and the `--convert-to-llm` flag (it wins over the settings, for one run). With
+ * neither, every switch is off and the extension sends exactly what pi would. What it cannot read
+ * fails closed: a misspelled switch may be a safety switch the user meant to turn on.
  */
 
 import { type PruneMessagesOptions, pruneMessages } from "../filters/prune-messages.js";
-import { errorText, isJsonObject } from "../values.js";
+import { describeValue, errorText, isJsonObject, quote } from "../values.js";
+import { nearestName } from "./nearest-name.js";
 import type { PiExtensionApi } from "./pi-api.js";
 import { type PiSettingsPlaces, readPiSettingsFiles } from "./pi-settings-files.js";
 
@@ -21,7 +23,7 @@ export const SETTINGS_KEY = "convertToLlm";
  *
  * Contract: `off` does not run it (the default); `report` shows each finding as a pi warning and
  * changes nothing sent; `repair` also drops empty user and assistant messages. Any other value in the
- * settings or the flag is reported and lint stays off.
+ * settings or the flag is a configuration problem, which withholds every request until it is fixed.
  *
  * @example
  * { "convertToLlm": { "lint": "report" } } // settings.json
@@ -65,95 +67,226 @@ export const DEFAULT_HARDENING: Readonly<PiHardening> = Object.freeze({
 	strict: false,
 });
 
-const BOOLEAN_KEYS = ["escapeSummaries", "safeFences", "blockImages", "strictImages", "strict"] as const;
-const LINT_MODES: readonly string[] = ["off", "report", "repair"];
+const LINT_MODES = ["off", "report", "repair"] as const;
 
-/** The configuration and what was wrong with it (one line each, to show as warnings). */
+/**
+ * How the extension reads one switch: its key (the same in settings.json and in the flag), how a
+ * value is read from each place, and how it shows in `/llm-context`'s header.
+ */
+interface Switch {
+	readonly key: keyof PiHardening;
+	/**
+	 * Sets the switch from settings.json's value, or, leaving it as it was, says what it takes instead
+	 * (`takes true or false`).
+	 */
+	fromSettings(hardening: PiHardening, value: unknown): string | undefined;
+	/** How the flag takes it; absent: settings.json only. */
+	readonly flag?: {
+		/** As the flag's description lists it: `lint=report|repair`. */
+		readonly sample: string;
+		/** Its forms, as a problem lists them: `strict, strict=true or strict=false`. */
+		readonly forms: string;
+		/** Sets the switch from a `name` (`undefined`) or `name=value` token; `false` when it does not parse exactly. */
+		read(hardening: PiHardening, value: string | undefined): boolean;
+	};
+	/** How the switch shows when it is on (`lint=repair`), or `undefined` when it is off. */
+	shown(hardening: PiHardening): string | undefined;
+}
+
+/** The keys of PiHardening whose values are booleans. */
+type ToggleKey = { [K in keyof PiHardening]-?: boolean extends PiHardening[K] ? K : never }[keyof PiHardening];
+
+/** A boolean switch: `true`/`false` in settings.json; `name`, `name=true` or `name=false` in the flag. */
+function toggle(key: ToggleKey): Switch {
+	const set = (hardening: PiHardening, value: unknown): boolean => {
+		if (typeof value !== "boolean") return false;
+		hardening[key] = value;
+		return true;
+	};
+	return {
+		key,
+		fromSettings: (hardening, value) => (set(hardening, value) ? undefined : "takes true or false"),
+		flag: {
+			sample: key,
+			forms: `${key}, ${key}=true or ${key}=false`,
+			read: (hardening, value) =>
+				value === undefined || value === "true" ? set(hardening, true) : value === "false" && set(hardening, false),
+		},
+		shown: (hardening) => (hardening[key] === true ? key : undefined),
+	};
+}
+
+/** `lint`: one of its modes in either place; the bare name in the flag means `report`. */
+function lintSwitch(): Switch {
+	const set = (hardening: PiHardening, value: unknown): boolean => {
+		const mode = LINT_MODES.find((known) => known === value);
+		if (mode !== undefined) hardening.lint = mode;
+		return mode !== undefined;
+	};
+	return {
+		key: "lint",
+		fromSettings: (hardening, value) => (set(hardening, value) ? undefined : `takes "off", "report" or "repair"`),
+		flag: {
+			sample: "lint=report|repair",
+			forms: "lint, lint=report, lint=repair or lint=off",
+			read: (hardening, value) => set(hardening, value ?? "report"),
+		},
+		shown: (hardening) => (hardening.lint === "off" ? undefined : `lint=${hardening.lint}`),
+	};
+}
+
+/** `maxTokens`: a whole number of tokens >= 0; in the flag, digits only. */
+function maxTokensSwitch(): Switch {
+	const set = (hardening: PiHardening, value: unknown): boolean => {
+		if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return false;
+		hardening.maxTokens = value;
+		return true;
+	};
+	return {
+		key: "maxTokens",
+		fromSettings: (hardening, value) => (set(hardening, value) ? undefined : "takes a whole number >= 0"),
+		flag: {
+			sample: "maxTokens=<n>",
+			forms: "maxTokens=<a whole number of tokens>, such as maxTokens=120000",
+			read: (hardening, value) =>
+				value !== undefined && /^[0-9]{1,15}$/.test(value) && set(hardening, Number(value)),
+		},
+		shown: (hardening) => (hardening.maxTokens === undefined ? undefined : `maxTokens=${hardening.maxTokens}`),
+	};
+}
+
+/** `prune`: an object of the AI SDK's options, checked by the plugin itself; settings.json only. */
+function pruneSwitch(): Switch {
+	return {
+		key: "prune",
+		fromSettings(hardening, value) {
+			if (!isJsonObject(value)) return "takes an object of pruneMessages options";
+			try {
+				pruneMessages(value as PruneMessagesOptions);
+			} catch (error) {
+				return `is not taken: ${errorText(error)}`;
+			}
+			hardening.prune = value as PruneMessagesOptions;
+			return undefined;
+		},
+		shown: (hardening) => (hardening.prune === undefined ? undefined : "prune"),
+	};
+}
+
+/**
+ * Every switch the extension knows, in the order `/llm-context` lists them: the one table that the
+ * settings.json reader, the flag reader, their problems, the flag's description and the header all
+ * read. A new switch is one line here (with its field in {@link PiHardening} and its plugin in
+ * host.ts).
+ */
+const SWITCHES: readonly Switch[] = [
+	toggle("escapeSummaries"),
+	toggle("safeFences"),
+	toggle("blockImages"),
+	toggle("strictImages"),
+	toggle("strict"),
+	lintSwitch(),
+	toggle("redactSecrets"),
+	maxTokensSwitch(),
+	pruneSwitch(),
+];
+
+const SWITCH_NAMES: readonly string[] = SWITCHES.map((entry) => entry.key);
+const switchNamed = (name: string): Switch | undefined => SWITCHES.find((entry) => entry.key === name);
+
+/**
+ * What a configuration problem means, at the end of each: a misspelled or unreadable switch may be
+ * a safety switch the user meant to turn on, so nothing is sent until it is fixed.
+ */
+const WITHHELD_UNTIL_FIXED = "every request is withheld until it is fixed";
+
+/** The configuration and what is wrong with it (one line each). */
 export interface ReadHardening {
 	hardening: PiHardening;
+	/**
+	 * What settings.json or the flag holds that the extension cannot read: an unknown key, a value a
+	 * switch does not take, a token that does not parse. Each names the key, and for an unknown one the
+	 * nearest switch. While there is any, the extension withholds every request (see host.ts).
+	 */
 	problems: string[];
 }
 
 /** Registers the flag; call it from the factory. */
 export function registerFlag(pi: PiExtensionApi): void {
 	pi.registerFlag(FLAG, {
-		description:
-			"convert-to-llm hardening, comma-separated: escapeSummaries, safeFences, blockImages, strictImages, lint=report|repair, strict, redactSecrets, maxTokens=<n>",
+		description: `convert-to-llm hardening, comma-separated: ${SWITCHES.flatMap((entry) => entry.flag?.sample ?? []).join(", ")}`,
 		type: "string",
 	});
 }
 
-/** Reads the settings, then the flag over them. Never throws: what cannot be read is a problem, and stays off. */
-export function readHardening(pi: PiExtensionApi): ReadHardening {
+/**
+ * Reads the settings, then the flag over them.
+ *
+ * Contract: never throws. The settings are pi's merged settings (`pi.getSettings()`, pi 1.x) or, on
+ * a pi without it (0.73.1), pi's settings files at `places` (see pi-settings-files.ts). Whatever
+ * cannot be read (an unknown key, a value the switch does not take, settings or a flag pi cannot
+ * give) leaves that switch as it was and is one problem; the other switches still apply, and the
+ * problems withhold every request until the configuration is fixed.
+ */
+export function readHardening(pi: PiExtensionApi, places?: PiSettingsPlaces): ReadHardening {
 	const hardening: PiHardening = { ...DEFAULT_HARDENING };
 	const problems: string[] = [];
-	applySettings(pi, hardening, problems);
+	applySettings(readSettings(pi, places, problems), hardening, problems);
 	let flag: unknown;
 	try {
 		flag = pi.getFlag(FLAG);
-	} catch {
-		flag = undefined;
+	} catch (error) {
+		problems.push(`--${FLAG} could not be read (${errorText(error)}); ${WITHHELD_UNTIL_FIXED}.`);
 	}
 	if (typeof flag === "string" && flag.trim() !== "") applyFlag(flag, hardening, problems);
 	return { hardening, problems };
 }
 
-function applySettings(pi: PiExtensionApi, hardening: PiHardening, problems: string[]): void {
-	if (typeof pi.getSettings !== "function") return;
-	let value: unknown;
-	try {
-		value = (pi.getSettings() as Record<string, unknown> | undefined)?.[SETTINGS_KEY];
-	} catch {
-		return;
+/** The extension's object in pi's settings, or `undefined` where there is none. */
+function readSettings(pi: PiExtensionApi, places: PiSettingsPlaces | undefined, problems: string[]): unknown {
+	if (typeof pi.getSettings !== "function") {
+		return places === undefined ? undefined : readPiSettingsFiles(places)[SETTINGS_KEY];
 	}
+	try {
+		return (pi.getSettings() as Record<string, unknown> | undefined)?.[SETTINGS_KEY];
+	} catch (error) {
+		problems.push(`pi's settings could not be read (${errorText(error)}); ${WITHHELD_UNTIL_FIXED}.`);
+		return undefined;
+	}
+}
+
+function applySettings(value: unknown, hardening: PiHardening, problems: string[]): void {
 	if (value === undefined) return;
 	if (!isJsonObject(value)) {
-		problems.push(`settings "${SETTINGS_KEY}" must be an object; it was ignored.`);
+		problems.push(
+			`settings "${SETTINGS_KEY}" is ${describeValue(value)}, not an object of switches such as { "redactSecrets": true }; ${WITHHELD_UNTIL_FIXED}.`,
+		);
 		return;
 	}
 	for (const [key, setting] of Object.entries(value)) {
-		if (key === "lint") {
-			if (typeof setting === "string" && LINT_MODES.includes(setting)) hardening.lint = setting as PiLintMode;
-			else problems.push(`settings "${SETTINGS_KEY}.lint" must be "off", "report" or "repair"; lint stays off.`);
-		} else if (key === "redactSecrets") {
-			if (typeof setting === "boolean") hardening.redactSecrets = setting;
-			else problems.push(`settings "${SETTINGS_KEY}.redactSecrets" must be true or false; it stays off.`);
-		} else if (key === "maxTokens") {
-			if (isTokenBudget(setting)) hardening.maxTokens = setting;
-			else problems.push(`settings "${SETTINGS_KEY}.maxTokens" must be a whole number >= 0; nothing is trimmed.`);
-		} else if (key === "prune") {
-			const problem = pruneProblem(setting);
-			if (problem === undefined) hardening.prune = setting as PruneMessagesOptions;
-			else problems.push(`settings "${SETTINGS_KEY}.prune": ${problem}; nothing is pruned.`);
-		} else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
-			if (typeof setting === "boolean") hardening[key as (typeof BOOLEAN_KEYS)[number]] = setting;
-			else problems.push(`settings "${SETTINGS_KEY}.${key}" must be true or false; it stays off.`);
-		} else {
-			problems.push(`settings "${SETTINGS_KEY}" has no switch "${key}"; ${switchesText}.`);
+		const entry = switchNamed(key);
+		const wrong = entry === undefined ? undefined : entry.fromSettings(hardening, setting);
+		if (entry === undefined) {
+			problems.push(
+				`settings "${SETTINGS_KEY}" has no switch ${quote(key)}${nearest(key)}; ${WITHHELD_UNTIL_FIXED}.`,
+			);
+		} else if (wrong !== undefined) {
+			problems.push(
+				`settings "${SETTINGS_KEY}.${key}" is ${describeValue(setting)}: ${key} ${wrong}; ${WITHHELD_UNTIL_FIXED}.`,
+			);
 		}
 	}
 }
 
-const switchesText = `the switches are ${[...BOOLEAN_KEYS, "lint", "redactSecrets", "maxTokens", "prune"].join(", ")}`;
-
-const isTokenBudget = (value: unknown): value is number =>
-	typeof value === "number" && Number.isInteger(value) && value >= 0;
-
-/** What is wrong with a `prune` setting (the plugin's own check), or `undefined`. */
-function pruneProblem(setting: unknown): string | undefined {
-	if (!isJsonObject(setting)) return "must be an object of pruneMessages options";
-	try {
-		pruneMessages(setting as PruneMessagesOptions);
-		return undefined;
-	} catch (error) {
-		return errorText(error);
-	}
+/** ` (did you mean "redactSecrets"?); the switches are …`: the nearest switch to a name, then all of them. */
+function nearest(name: string): string {
+	return ` (did you mean ${JSON.stringify(nearestName(name, SWITCH_NAMES))}?); the switches are ${SWITCH_NAMES.join(", ")}`;
 }
 
 /**
  * Reads the flag's comma-separated switches: `name` (on; `lint` means `lint=report`) or `name=value`
- * with one of the values the switch takes. A token that does not parse exactly is ignored as a whole
- * and said in one line naming the switch and its accepted values; the other switches still apply.
+ * with one of the values the switch takes. A token that does not parse exactly changes nothing and is
+ * one problem naming the switch and its accepted forms (or, for an unknown name, the nearest switch).
  */
 function applyFlag(flag: string, hardening: PiHardening, problems: string[]): void {
 	for (const raw of flag.split(",")) {
@@ -162,46 +295,28 @@ function applyFlag(flag: string, hardening: PiHardening, problems: string[]): vo
 		const equals = token.indexOf("=");
 		const name = equals === -1 ? token : token.slice(0, equals);
 		const value = equals === -1 ? undefined : token.slice(equals + 1);
-		if (name === "redactSecrets") {
-			if (value === undefined || value === "true" || value === "false") hardening.redactSecrets = value !== "false";
-			else
-				problems.push(
-					`--${FLAG}: "${token}" is not understood; redactSecrets takes redactSecrets, redactSecrets=true or redactSecrets=false; it was ignored.`,
-				);
-		} else if (name === "maxTokens") {
-			if (value !== undefined && /^[0-9]{1,15}$/.test(value)) hardening.maxTokens = Number(value);
-			else
-				problems.push(
-					`--${FLAG}: "${token}" is not understood; maxTokens takes maxTokens=<a whole number of tokens>, such as maxTokens=120000; it was ignored.`,
-				);
-		} else if (name === "lint") {
-			const mode = value ?? "report";
-			if (LINT_MODES.includes(mode)) hardening.lint = mode as PiLintMode;
-			else
-				problems.push(
-					`--${FLAG}: "${token}" is not understood; lint takes lint, lint=report, lint=repair or lint=off; it was ignored.`,
-				);
-		} else if ((BOOLEAN_KEYS as readonly string[]).includes(name)) {
-			const key = name as (typeof BOOLEAN_KEYS)[number];
-			if (value === undefined || value === "true") hardening[key] = true;
-			else if (value === "false") hardening[key] = false;
-			else
-				problems.push(
-					`--${FLAG}: "${token}" is not understood; ${name} takes ${name}, ${name}=true or ${name}=false; it was ignored.`,
-				);
-		} else {
-			problems.push(`--${FLAG}: unknown switch "${token}"; ${switchesText}.`);
+		const entry = switchNamed(name);
+		if (entry === undefined) {
+			problems.push(`--${FLAG}: unknown switch ${quote(token)}${nearest(name)}; ${WITHHELD_UNTIL_FIXED}.`);
+		} else if (entry.flag === undefined) {
+			problems.push(
+				`--${FLAG}: ${name} is set in settings.json only ("${name}" under "${SETTINGS_KEY}"), not in the flag; ${WITHHELD_UNTIL_FIXED}.`,
+			);
+		} else if (!entry.flag.read(hardening, value)) {
+			problems.push(
+				`--${FLAG}: ${quote(token)} is not understood; ${name} takes ${entry.flag.forms}; ${WITHHELD_UNTIL_FIXED}.`,
+			);
 		}
 	}
 }
 
 /** The switches that are on, for the view's header: `escapeSummaries, lint=repair`, or `none`. */
 export function hardeningText(hardening: PiHardening): string {
-	const on: string[] = BOOLEAN_KEYS.filter((key) => hardening[key]);
-	if (hardening.lint !== "off") on.push(`lint=${hardening.lint}`);
-	if (hardening.redactSecrets === true) on.push("redactSecrets");
-	if (hardening.maxTokens !== undefined) on.push(`maxTokens=${hardening.maxTokens}`);
-	if (hardening.prune !== undefined) on.push("prune");
+	const on: string[] = [];
+	for (const entry of SWITCHES) {
+		const shown = entry.shown(hardening);
+		if (shown !== undefined) on.push(shown);
+	}
 	return on.length === 0 ? "none" : on.join(", ");
 }
 

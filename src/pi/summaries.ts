@@ -16,6 +16,7 @@ import type { Host } from "./host.js";
 import type { PiContext } from "./pi-api.js";
 import { problemText } from "./problem-text.js";
 import type { Reporter } from "./report.js";
+import { leavesConversation, UNREADABLE } from "./request.js";
 
 /** What a `session_before_*` handler returns to pi: nothing (go on), or cancel. */
 export type SummaryResult = { cancel: true } | undefined;
@@ -116,18 +117,28 @@ export async function hardenBranchSummary(
 
 /**
  * `messages` through the shared registry; the problems to show are added to `problems`. Returns why
- * the summary must not be made instead (a failed conversion, or any problem under `strict`).
+ * the summary must not be made instead: the configuration holds what the extension cannot read, the
+ * conversion failed, it reported a problem and left nothing of messages that held some (a summary of
+ * nothing would replace them for good), or any problem was reported under `strict`.
  */
 async function convert(host: Host, messages: unknown[], problems: string[]): Promise<Message[] | string> {
+	const unreadable = host.unreadable();
+	if (unreadable.length > 0) return `${UNREADABLE}: ${unreadable.join(" · ")}`;
 	// A summary gets the whole part pi summarizes: maxTokens's trim is for chat requests (see Host.build).
 	const { registry, problems: buildProblems, degraded } = host.build("summary");
 	const strict = host.hardening().strict;
 	const conversion = await registry.runAsync(messages as AgentMessage[]);
 	for (const problem of buildProblems) if (!problems.includes(problem)) problems.push(problem);
-	for (const problem of conversion.problems) problems.push(problemText(problem, strict));
 	if (conversion.failed) {
 		return `the conversion failed: ${conversion.problems.at(-1)?.message ?? "no reason given"}`;
 	}
+	// A plugin may hide every message on purpose (a summary of nothing then drops what it hid); one
+	// that failed (a scanner that cannot load) must not make pi replace the history with nothing.
+	if (conversion.problems.length > 0 && !leavesConversation(messages, conversion.output)) {
+		const why = conversion.problems.map((problem) => problemText(problem, "withheld")).join(" · ");
+		return `the conversion left nothing of the messages to summarize: ${why}`;
+	}
+	for (const problem of conversion.problems) problems.push(problemText(problem, strict));
 	if (strict && (degraded || conversion.problems.length > 0)) {
 		return `the conversion reported problems and strict is on: ${problems.join(" · ")}`;
 	}

@@ -36,6 +36,12 @@ export interface SystemPromptGuard {
 	 * extension's `before_agent_start`).
 	 */
 	check(ctx: PiContext): Promise<void>;
+	/**
+	 * The prompt as `handle` would give it to pi for a turn, for `/llm-context` to show: redacted while
+	 * `redactSecrets` is on ({@link WITHHELD_SYSTEM_PROMPT} when it cannot be scanned), else as it is.
+	 * Never rejects.
+	 */
+	preview(prompt: string): Promise<string>;
 }
 
 /** Prompts a guard remembers having passed (a session has a few: per tool set, per reload). */
@@ -126,6 +132,14 @@ export function systemPromptGuard(
 				);
 			}
 			pass(prompt);
+		},
+		async preview(prompt) {
+			if (host.hardening().redactSecrets !== true || prompt === "") return prompt;
+			try {
+				return await redact(prompt);
+			} catch {
+				return WITHHELD_SYSTEM_PROMPT;
+			}
 		},
 	};
 }

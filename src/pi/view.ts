@@ -4,11 +4,14 @@
  * footer) under a header that says where the history came from; and the `--json` form, the text `convert-to-llm --json` writes.
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message } from "@earendil-works/pi-ai";
 import type { Explanation } from "../index.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import type { Columns } from "../view/columns.js";
+import { format, plural, renderMessages, totals } from "../view/render.js";
 import { createStyle, oneLine, shown } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
+import type { ToolDeclaration } from "./next-system.js";
 
 /** What the view shows besides the conversion. */
 export interface ViewInput {
@@ -29,9 +32,20 @@ export interface ViewInput {
 	 * notice left out: listed under the header, each in full, folded to the width.
 	 */
 	warnings?: readonly string[];
+	/**
+	 * The system prompt and tools the next request sends beside the messages (pi 0.73.1, whose request
+	 * event does not carry them): shown before the messages, and counted apart from them.
+	 */
+	beside?: BesideSystem;
 	width: number;
 	/** How lines are measured and cut: pi-tui's own measure inside pi. */
 	columns: Columns;
+}
+
+/** What pi 0.73.1 sends beside a request's messages: its system prompt (as the extension passes it) and its tools. */
+export interface BesideSystem {
+	prompt: string;
+	tools: readonly ToolDeclaration[];
 }
 
 /** The conversion as `convert-to-llm --json` prints it (without its final newline). */
@@ -57,6 +71,7 @@ export function viewLines(input: ViewInput): string[] {
 		}
 		lines.push("");
 	}
+	if (input.beside !== undefined) for (const line of besideLines(input.beside, input)) lines.push(line);
 	const body = renderConversion({
 		explanation: input.explanation,
 		messages: input.messages,
@@ -68,6 +83,33 @@ export function viewLines(input: ViewInput): string[] {
 		columns: input.columns,
 	});
 	for (const line of body) lines.push(line);
+	return lines;
+}
+
+/**
+ * The block of what pi 0.73.1 sends beside the messages: its heading, the prompt as the view shows a
+ * system message, and what it adds to the request (the footer counts the messages only).
+ */
+function besideLines(beside: BesideSystem, input: ViewInput): string[] {
+	const style = createStyle(false);
+	const message = {
+		role: "system",
+		content: beside.prompt,
+		toolsAdded: beside.tools,
+		timestamp: 0,
+	} as unknown as Message;
+	const counts = totals([message]);
+	const lines = ["── The system prompt and tools, which pi 0.73.1 sends beside the messages"];
+	for (const line of renderMessages([message], counts, { style, width: input.width, columns: input.columns }))
+		lines.push(line);
+	const tools =
+		counts.tools === 0
+			? ""
+			: ` and ${plural(counts.tools, "tool")} (${plural(counts.toolChars, "schema character")})`;
+	lines.push(
+		`   ${plural(counts.chars, "character")}${tools} · ~${format(counts.tokens)} tokens, which the counts below leave out`,
+		"",
+	);
 	return lines;
 }
 

@@ -1,7 +1,9 @@
 /**
  * A loopback OpenAI-compatible endpoint (`POST /v1/chat/completions`, streamed) for the pi CLI
  * end-to-end tests: it listens on 127.0.0.1 only, answers each request from a script, records every
- * request body as the bytes pi sent, and closes itself after a time limit even if a test forgets to.
+ * request body as the bytes pi sent, and closes itself once it has been idle for a while even if a
+ * test forgets to (idle, not since it started: a file of many pi runs on a busy machine takes
+ * minutes, and must not find its provider gone halfway).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -29,18 +31,24 @@ export interface FakeProvider {
 	close(): Promise<void>;
 }
 
-/** Starts the endpoint; it closes itself after `lifetimeMs` (default 120 s). */
-export async function startFakeProvider(script: FakeScript, lifetimeMs = 120_000): Promise<FakeProvider> {
+/** Starts the endpoint; it closes itself after `idleMs` (default 10 minutes) without a request. */
+export async function startFakeProvider(script: FakeScript, idleMs = 600_000): Promise<FakeProvider> {
 	const bodies: string[] = [];
+	let timer: NodeJS.Timeout | undefined;
+	const idle = (): void => {
+		clearTimeout(timer);
+		timer = setTimeout(() => server.close(), idleMs);
+		timer.unref();
+	};
 	const server = createServer((request, response) => {
+		idle();
 		void handle(request, response, script, bodies);
 	});
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
 		server.listen(0, "127.0.0.1", () => resolve());
 	});
-	const timer = setTimeout(() => server.close(), lifetimeMs);
-	timer.unref();
+	idle();
 	const { port } = server.address() as AddressInfo;
 	return {
 		baseUrl: `http://127.0.0.1:${port}/v1`,
