@@ -1,3 +1,4 @@
+export * from "./clear-tool-results.js";
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
 export {
 	PRUNE_MESSAGES_PLUGIN,
