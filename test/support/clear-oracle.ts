@@ -95,7 +95,7 @@ function withoutInputs(message: Message, ids: ReadonlySet<unknown>): Message {
 	const content = blocksOf(message).map((block) =>
 		block.type === "toolCall" && ids.has(block.id) ? { ...block, arguments: {} } : block,
 	);
-	return { ...message, content } as Message;
+	return { ...message, content } as unknown as Message;
 }
 
 /** The pi message a LangChain message stands for, LangChain's edits included. */
