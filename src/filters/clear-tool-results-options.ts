@@ -14,10 +14,10 @@ export const DEFAULT_CLEAR_TRIGGER_TOKENS = 100_000;
 export const DEFAULT_CLEAR_KEEP = 3;
 
 /**
- * The share of the trigger that `clearAtLeast` is by default: a quarter of the smallest token
- * threshold (25,000 tokens for the default trigger), measured in docs/filters.md.
+ * The share of the trigger that `clearAtLeast` is by default: a tenth of the smallest token threshold
+ * (10,000 tokens for the default trigger), the cheapest step measured in docs/filters.md.
  */
-export const DEFAULT_CLEAR_AT_LEAST_SHARE = 0.25;
+export const DEFAULT_CLEAR_AT_LEAST_SHARE = 0.1;
 
 /** How long a provider keeps a prompt cache by default (Anthropic's and pi-ai's default): 5 minutes. */
 export const DEFAULT_CACHE_LIFETIME_MS = 300_000;
@@ -78,8 +78,8 @@ export interface ClearToolResultsOptions {
 	keepImages?: boolean;
 	/**
 	 * The fewest tokens a move of the cleared boundary must clear; smaller moves wait, so that the
-	 * prompt prefix stays byte-identical between moves. Default: a quarter of the smallest token
-	 * threshold of the trigger (25,000 for the default trigger; 25,000 when no condition counts
+	 * prompt prefix stays byte-identical between moves. Default: a tenth of the smallest token
+	 * threshold of the trigger (10,000 for the default trigger; 10,000 when no condition counts
 	 * tokens), `0` with `when: "cache-cold"`. `0` clears exactly what LangChain's `ClearToolUsesEdit` clears.
 	 */
 	clearAtLeast?: number;
