@@ -93,7 +93,7 @@ function readMessages(
 	const candidates: Candidate[] = [];
 	const orphans: number[] = [];
 	const calls = new Map<unknown, { assistant: number; call: Record<string, unknown> }>();
-	let unreadable = -1;
+	let reported = false;
 	for (let i = 0; i < messages.length; i++) {
 		const message = messages[i] as Message;
 		try {
@@ -128,12 +128,12 @@ function readMessages(
 			} else roles[i] = OTHER;
 		} catch (cause) {
 			roles[i] = OTHER;
-			if (unreadable < 0) {
-				unreadable = i;
+			if (!reported) {
+				reported = true;
 				ctx.report(
 					new ConversionError(
 						`clearToolResults: output message ${i} could not be read: ${errorText(cause)}. It is sent as it is and never cleared; fix what put it in the history.`,
-						{ plugin: CLEAR_TOOL_RESULTS_PLUGIN, index: undefined, cause },
+						{ plugin: CLEAR_TOOL_RESULTS_PLUGIN, cause },
 					),
 				);
 			}

@@ -203,6 +203,23 @@ describe("clearToolResults", () => {
 		]);
 	});
 
+	it("should send a result it cannot read as it is, and report it", () => {
+		const unreadable = { ...result("c1", "read", text(1)) } as ToolResultMessage;
+		Object.defineProperty(unreadable, "content", {
+			enumerable: true,
+			get() {
+				throw new Error("revoked");
+			},
+		});
+		const history = [user("go"), call("c1", "read", { path: "a" }), unreadable, user("next")];
+		const { output, problems } = run(history, ALWAYS);
+		expect(output[2]).toBe(unreadable);
+		expect(problems.map((p) => p.message)).toEqual([
+			expect.stringContaining("the token counter returned number Infinity for output message 2"),
+			expect.stringContaining("output message 2 could not be read: revoked. It is sent as it is"),
+		]);
+	});
+
 	it("should report a keep larger than the trigger allows while it clears, and accept it", () => {
 		const { problems } = run(reads(3, 100), { trigger: { tokens: 10 }, keep: { tokens: 50 } });
 		expect(problems.map((p) => p.message)).toEqual([
