@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { CliError } from "./cli-error.js";
-import { type CliFilterOptions, FILTER_HELP } from "./filter-options.js";
+import { type CliFilterOptions, FILTER_HELP, takeClearToolResults } from "./filter-options.js";
 import { DEFAULT_MAX_INPUT, parseSize } from "./read-input.js";
 
 /** The parsed command line. */
@@ -79,9 +79,10 @@ Examples:
 /** Parses `argv` (without `node` and the script). Bad usage throws a {@link CliError} (exit 2). */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
 	const { rest, html } = takeHtml(argv);
+	const { rest: args, clearToolResults } = takeClearToolResults(rest);
 	let parsed: ReturnType<typeof parse>;
 	try {
-		parsed = parse(rest);
+		parsed = parse(args);
 	} catch (error) {
 		const code = (error as { code?: unknown } | null)?.code;
 		const text = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
@@ -112,6 +113,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		timeout: DEFAULT_TIMEOUT_MS,
 		prune: values.prune,
 		pruneStep: values["prune-step"],
+		clearToolResults,
 		maxTokens: values["max-tokens"],
 		trimStep: values["trim-step"],
 		redactSecrets: values["redact-secrets"] === true,

@@ -1,3 +1,4 @@
+import { type ClearToolResultsOptions, type ClearTrigger, clearToolResults } from "../filters/clear-tool-results.js";
 import type { PruneMessagesOptions, PruneToolCallsRule, PruneToolCallsScope } from "../filters/prune-messages.js";
 import { pruneMessages } from "../filters/prune-messages.js";
 import { redactSecrets } from "../filters/redact-secrets.js";
@@ -6,12 +7,14 @@ import type { Plugin } from "../registry/types.js";
 import { errorText } from "../values.js";
 import { CliError } from "./cli-error.js";
 
-/** The filter options of the command line: `--prune`, `--prune-step`, `--max-tokens`, `--trim-step`, `--redact-secrets`. */
+/** The filter options of the command line: `--prune`, `--prune-step`, `--clear-tool-results`, `--max-tokens`, `--trim-step`, `--redact-secrets`. */
 export interface CliFilterOptions {
 	/** `--prune <spec>`, as given. */
 	prune: string | undefined;
 	/** `--prune-step <n>`, as given: the `step` of `pruneMessages`, in messages. */
 	pruneStep?: string | undefined;
+	/** `--clear-tool-results[=<spec>]`, as given: `""` alone (the defaults), `undefined` without it. */
+	clearToolResults?: string | undefined;
 	/** `--max-tokens <n>`, as given. */
 	maxTokens: string | undefined;
 	/** `--trim-step <n>`, as given: the `step` of `trimToTokens`, in tokens. */
@@ -26,6 +29,15 @@ export const FILTER_HELP = `  --prune <spec>      drop thinking and tool calls a
                       (repeatable: one rule each), emptyMessages=<keep|remove>
   --prune-step <n>    with --prune: move its toolCalls windows in steps of n messages, so
                       the prompt cache keeps the request's prefix in between
+  --clear-tool-results
+                      clear old tool results as LangChain's ClearToolUsesEdit, in cache-
+                      stable steps (from 100000 tokens on, all but the last 3, in steps of
+                      at least 10000 tokens); --clear-tool-results=<spec> sets the options:
+                      a JSON object of them, or comma-separated trigger=<tokens>|tokens:<n>|
+                      messages:<n>|fraction:<f> (+ joins; repeatable: any), keep=<n>|
+                      tokens:<n>, excludeTools=<a+b>, clearAtLeast=<n>, when=<always|
+                      cache-cold>, cacheLifetimeMs=<n>, contextWindow=<n>, placeholder=<text>,
+                      clearToolInputs, keepImages
   --max-tokens <n>    keep the latest messages that fit n tokens as pi estimates them
                       (every system message kept; LangChain's trimMessages); n as
                       120000, 120_000, 120k, 1.5M or 1e5
@@ -81,6 +93,109 @@ function pruneError(spec: string, what: string): CliError {
 	return new CliError(`--prune ${JSON.stringify(spec)}: ${what}. Run convert-to-llm --help for the syntax.`);
 }
 
+const CLEAR_FLAG = "--clear-tool-results";
+
+/**
+ * Takes `--clear-tool-results` and `--clear-tool-results=<spec>` out of `argv` (its value is
+ * optional, which `parseArgs` cannot say); everything from `--` on is left as it is.
+ */
+export function takeClearToolResults(argv: readonly string[]): {
+	rest: string[];
+	clearToolResults: string | undefined;
+} {
+	const rest: string[] = [];
+	let clear: string | undefined;
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] as string;
+		if (arg === "--") {
+			for (let j = i; j < argv.length; j++) rest.push(argv[j] as string);
+			break;
+		}
+		if (arg === CLEAR_FLAG || arg.startsWith(`${CLEAR_FLAG}=`)) {
+			if (clear !== undefined) throw new CliError(`${CLEAR_FLAG} is given twice; give it once.`);
+			clear = arg.slice(CLEAR_FLAG.length + 1);
+		} else rest.push(arg);
+	}
+	return { rest, clearToolResults: clear };
+}
+
+const NUMBER = /^\d{1,15}(\.\d{1,15})?$/;
+
+function clearNumber(spec: string, key: string, text: string): number {
+	if (!NUMBER.test(text)) throw clearError(spec, `${key} takes a number, not ${JSON.stringify(text)}`);
+	return Number(text);
+}
+
+/** `<n>` (tokens) or `tokens:<n>`, `messages:<n>`, `fraction:<f>`, joined by `+`: one trigger condition. */
+function clearTrigger(spec: string, value: string): ClearTrigger {
+	const condition: Record<string, number> = {};
+	for (const part of value.split("+")) {
+		const at = part.indexOf(":");
+		const field = at < 0 ? "tokens" : part.slice(0, at);
+		if (field !== "tokens" && field !== "messages" && field !== "fraction")
+			throw clearError(spec, `trigger has an unknown field "${field}" (tokens, messages, fraction)`);
+		if (condition[field] !== undefined) throw clearError(spec, `trigger=${value} gives ${field} twice`);
+		condition[field] = clearNumber(spec, `trigger ${field}`, part.slice(at + 1));
+	}
+	return condition;
+}
+
+/**
+ * Reads a `--clear-tool-results` spec into {@link ClearToolResultsOptions}: a JSON object (the
+ * options as a settings file holds them), or comma-separated `key=value` pairs named as the options.
+ *
+ * @example
+ * parseClearSpec("trigger=80000,trigger=messages:200,keep=5,excludeTools=todo+plan,clearToolInputs");
+ * // { trigger: [{ tokens: 80000 }, { messages: 200 }], keep: { messages: 5 }, excludeTools: ["todo", "plan"], clearToolInputs: true }
+ */
+export function parseClearSpec(spec: string): ClearToolResultsOptions {
+	if (spec.trim() === "") return {};
+	if (spec.trimStart().startsWith("{")) {
+		try {
+			return JSON.parse(spec) as ClearToolResultsOptions;
+		} catch (error) {
+			throw clearError(spec, `it is not valid JSON (${errorText(error)})`);
+		}
+	}
+	const options: Record<string, unknown> = {};
+	const triggers: ClearTrigger[] = [];
+	for (const part of spec.split(",")) {
+		const at = part.indexOf("=");
+		const key = (at < 0 ? part : part.slice(0, at)).trim();
+		const value = at < 0 ? undefined : part.slice(at + 1).trim();
+		if (key === "clearToolInputs" || key === "keepImages") {
+			if (value !== undefined && value !== "true" && value !== "false")
+				throw clearError(spec, `${key} is true or false (or alone), not ${JSON.stringify(value)}`);
+			options[key] = value !== "false";
+			continue;
+		}
+		if (value === undefined || value === "") throw clearError(spec, `"${key}" has no value`);
+		if (key !== "trigger" && options[key] !== undefined) throw clearError(spec, `"${key}" is given twice`);
+		if (key === "trigger") triggers.push(clearTrigger(spec, value));
+		else if (key === "keep") {
+			const tokens = value.startsWith("tokens:");
+			const count = value.startsWith("messages:") ? value.slice("messages:".length) : value;
+			options.keep = tokens
+				? { tokens: clearNumber(spec, "keep", value.slice("tokens:".length)) }
+				: { messages: clearNumber(spec, "keep", count) };
+		} else if (key === "excludeTools") options.excludeTools = value.split("+");
+		else if (key === "placeholder" || key === "when") options[key] = value;
+		else if (key === "clearAtLeast" || key === "cacheLifetimeMs" || key === "contextWindow")
+			options[key] = clearNumber(spec, key, value);
+		else
+			throw clearError(
+				spec,
+				`unknown key "${key}" (trigger, keep, excludeTools, clearToolInputs, placeholder, keepImages, clearAtLeast, when, cacheLifetimeMs, contextWindow)`,
+			);
+	}
+	if (triggers.length > 0) options.trigger = triggers.length === 1 ? triggers[0] : triggers;
+	return options as ClearToolResultsOptions;
+}
+
+function clearError(spec: string, what: string): CliError {
+	return new CliError(`${CLEAR_FLAG}=${JSON.stringify(spec)}: ${what}. Run convert-to-llm --help for the syntax.`);
+}
+
 /** The filter plugins the options ask for, in the order they run; bad values are a {@link CliError}. */
 export function filterPlugins(options: CliFilterOptions): Plugin[] {
 	const plugins: Plugin[] = [];
@@ -97,6 +212,14 @@ export function filterPlugins(options: CliFilterOptions): Plugin[] {
 		} catch (error) {
 			if (error instanceof CliError) throw error;
 			throw pruneError(options.prune, errorText(error));
+		}
+	}
+	if (options.clearToolResults !== undefined) {
+		try {
+			plugins.push(clearToolResults(parseClearSpec(options.clearToolResults)));
+		} catch (error) {
+			if (error instanceof CliError) throw error;
+			throw clearError(options.clearToolResults, errorText(error));
 		}
 	}
 	if (options.maxTokens !== undefined) {
@@ -151,6 +274,10 @@ export function filterNames(options: CliFilterOptions): string[] {
 	const names: string[] = [];
 	const step = (given: string | undefined) => (given === undefined ? "" : `, step ${given}`);
 	if (options.prune !== undefined) names.push(`prune-messages (${options.prune}${step(options.pruneStep)})`);
+	if (options.clearToolResults !== undefined)
+		names.push(
+			options.clearToolResults === "" ? "clear-tool-results" : `clear-tool-results (${options.clearToolResults})`,
+		);
 	if (options.maxTokens !== undefined) names.push(`trim-to-tokens (${options.maxTokens}${step(options.trimStep)})`);
 	if (options.redactSecrets) names.push("redact-secrets");
 	return names;

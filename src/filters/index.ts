@@ -9,6 +9,19 @@ export {
 	type TokenCount,
 	type TokenCountKind,
 } from "./calibrated-counter.js";
+export {
+	CLEAR_STAGE,
+	CLEAR_TOOL_RESULTS_PLUGIN,
+	type ClearKeep,
+	type ClearToolResultsOptions,
+	type ClearTrigger,
+	type ClearWhen,
+	clearToolResults,
+	DEFAULT_CACHE_LIFETIME_MS,
+	DEFAULT_CLEAR_AT_LEAST_SHARE,
+	DEFAULT_CLEAR_KEEP,
+	DEFAULT_CLEAR_TRIGGER_TOKENS,
+} from "./clear-tool-results.js";
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
 export type { ListProblemOptions } from "./problem-sink.js";
 export { isSentToProvider } from "./provider-facts.js";
