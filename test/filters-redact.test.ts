@@ -8,11 +8,13 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { REDACT_SECRETS_PLUGIN, redactSecrets } from "../src/filters/redact-secrets.js";
+import { SEPARATOR, WINDOW } from "../src/filters/scan-batch.js";
 import { loadSecretlint } from "../src/filters/secret-detector.js";
 import { AsyncHookInSyncConvertError } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { assistant, bashExecution, collectErrors, user } from "./support/fixtures.js";
 import { cleanCorpus, imageData, SECRETS } from "./support/secret-corpus.js";
+import { leaks, PLANTINGS } from "./support/secret-leaks.js";
 import { POSITIONS } from "./support/secret-positions.js";
 
 const T = 1_700_000_000_000;
@@ -44,16 +46,27 @@ describe("redactSecrets", () => {
 		expect(sent).toContain("[REDACTED:");
 	});
 
+	it("should let no planted secret through when it is planted harder, in any position", async () => {
+		const values = SECRETS.map((secret) => secret.value);
+		const { positions, plantings } = await leaks((needs) =>
+			needs === "values" ? redactSecrets({ values }) : redactSecrets(),
+		);
+		expect(positions).toEqual([]);
+		expect(Object.fromEntries([...plantings].map(([where, { leaks: found }]) => [where, found]))).toEqual(
+			Object.fromEntries(Object.keys(PLANTINGS).map((where) => [where, []])),
+		);
+	}, 120_000);
+
 	it("should replace exactly the secret value, keeping the text around it", async () => {
 		const [aws] = SECRETS;
 		const [message] = await registry().convertAsync([user(`before ${aws?.text} after`)]);
-		expect(message?.content).toBe("before export AWS_SECRET_ACCESS_KEY=[REDACTED:aws] after");
+		expect(message?.content).toBe("before export AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-access-key#1] after");
 	});
 
 	it("should redact a found secret wherever it occurs, also where no rule would flag it", async () => {
 		const npm = SECRETS.find((s) => s.kind === "npm-auth-token");
 		const output = await registry().convertAsync([user(npm?.text ?? ""), user(`the token is ${npm?.value}`)]);
-		expect(output[1]?.content).toBe("the token is [REDACTED:npm]");
+		expect(output[1]?.content).toBe("the token is [REDACTED:npm-auth-token#1]");
 	});
 
 	it("should change nothing in a clean corpus of tool output", async () => {
@@ -85,7 +98,7 @@ describe("redactSecrets", () => {
 	it("should drop the signature of a thinking block whose text changed", async () => {
 		const [, answer] = await registry().convertAsync(POSITIONS.thinking?.(SECRETS[2]?.text ?? "") ?? []);
 		const block = (answer as Extract<Message, { role: "assistant" }>).content[0];
-		expect(block).toEqual({ type: "thinking", thinking: expect.stringContaining("[REDACTED:github]") });
+		expect(block).toEqual({ type: "thinking", thinking: expect.stringContaining("[REDACTED:github-token#1]") });
 	});
 
 	it("should apply extra patterns, the allow-list and the replacement", async () => {
@@ -93,12 +106,14 @@ describe("redactSecrets", () => {
 		const plugin = redactSecrets({
 			patterns: [{ id: "acme", pattern: /acme_(?<secret>[a-z0-9]{12})/ }],
 			allow: [id?.value ?? ""],
-			replacement: (ruleId) => `<${ruleId}>`,
+			replacement: (kind, _secret, n) => `<${kind}:${n}>`,
 		});
 		const output = await createDefaultRegistry()
 			.use(plugin)
 			.convertAsync([user(`${aws?.text}\n${id?.text}\nkey acme_abcdef123456`)]);
-		expect(output[0]?.content).toBe(`export AWS_SECRET_ACCESS_KEY=<aws>\n${id?.text}\nkey acme_<acme>`);
+		expect(output[0]?.content).toBe(
+			`export AWS_SECRET_ACCESS_KEY=<aws-secret-access-key:1>\n${id?.text}\nkey acme_<acme:1>`,
+		);
 	});
 
 	it("should scan only the strings it has not scanned before, and still redact what it found in them", async () => {
@@ -117,8 +132,8 @@ describe("redactSecrets", () => {
 		await reg.convertAsync(history);
 		const second = await reg.convertAsync([...history, user("another turn")]);
 		expect(scanned).toHaveLength(2);
-		expect(scanned[1]).toBe("another turn");
-		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
+		expect(scanned[1]).toBe(`${SEPARATOR}another turn`);
+		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github-token#1]");
 	});
 
 	it("should scan a history of many secrets in pieces of at most 64 Ki characters, and find every one", async () => {
@@ -134,18 +149,21 @@ describe("redactSecrets", () => {
 		expect(texts.length).toBeGreaterThan(2);
 		expect(Math.max(...texts)).toBeLessThanOrEqual(64 * 1024);
 		for (let i = 0; i < 3000; i += 1) expect(sent.includes(token(i)), `token ${i}`).toBe(false);
-		expect(sent.split("[REDACTED:github]")).toHaveLength(3001);
+		expect(sent.split("[REDACTED:github-token#")).toHaveLength(3001);
+		expect(sent).toContain("[REDACTED:github-token#3000]");
 	}, 60_000);
 
-	it("should scan a string longer than a piece whole (a secret is never cut)", async () => {
+	it("should scan a string longer than a piece in overlapping windows, and find a secret on a window's edge", async () => {
 		const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
-		const long = `${"ordinary output line\n".repeat(5000)}${github.text}\n${"more output\n".repeat(10)}`;
+		// The token straddles the first window's end; the second window holds it whole.
+		const filler = "ordinary output line\n".repeat(4000).slice(0, WINDOW - 20);
+		const long = `${filler}${github.text}\n${"more output\n".repeat(10)}`;
 		expect(long.length).toBeGreaterThan(64 * 1024);
 		const texts: number[] = [];
 		const registry = createDefaultRegistry().use(redactSecrets({ loadScanner: recordingSecretlint(texts) }));
 		const sent = JSON.stringify(await registry.convertAsync([user("short"), user(long), user("after")]));
 		expect(sent).not.toContain(github.value);
-		expect(texts).toContain(long.length);
+		expect(Math.max(...texts)).toBeLessThanOrEqual(64 * 1024);
 	});
 
 	it("should find a secret put into a message it has seen before, changed in place", async () => {
@@ -160,8 +178,8 @@ describe("redactSecrets", () => {
 		const sent = JSON.stringify(await reg.convertAsync(history));
 		expect(sent).not.toContain(SECRETS[0]?.value);
 		expect(sent).not.toContain(SECRETS[2]?.value);
-		expect(sent).toContain("[REDACTED:aws]");
-		expect(sent).toContain("[REDACTED:github]");
+		expect(sent).toContain("[REDACTED:aws-secret-access-key#1]");
+		expect(sent).toContain("[REDACTED:github-token#1]");
 	});
 
 	it("should find the secrets of a history whose messages moved, or were dropped, since the last conversion", async () => {
@@ -172,7 +190,7 @@ describe("redactSecrets", () => {
 		for (const next of [[user("new first"), ...history], [history[0], history[2], secret], [secret]]) {
 			const sent = JSON.stringify(await reg.convertAsync(next as AgentMessage[]));
 			expect(sent).not.toContain(SECRETS[0]?.value);
-			expect(sent).toContain("[REDACTED:aws]");
+			expect(sent).toContain("[REDACTED:aws-secret-access-key#1]");
 		}
 	});
 
@@ -203,7 +221,7 @@ describe("redactSecrets", () => {
 		];
 		const output = await reg.convertAsync(history);
 		expect(output.map((m) => m.role)).toEqual(["user", "user"]);
-		expect(output[1]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
+		expect(output[1]?.content).toBe("GITHUB_TOKEN=[REDACTED:github-token#1]");
 		expect(errors.some((e) => e.plugin === REDACT_SECRETS_PLUGIN)).toBe(true);
 	});
 });

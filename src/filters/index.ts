@@ -1,4 +1,5 @@
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
+export { isSecretName, type KnownSecretSources } from "./known-secrets.js";
 export {
 	PRUNE_MESSAGES_PLUGIN,
 	PRUNE_STAGE,
@@ -8,6 +9,7 @@ export {
 	type PruneToolCallsScope,
 	pruneMessages,
 } from "./prune-messages.js";
+export { redactMessages } from "./redact-messages.js";
 export {
 	REDACT_SECRETS_PLUGIN,
 	REDACT_STAGE,
@@ -16,6 +18,7 @@ export {
 	type SecretPattern,
 } from "./redact-secrets.js";
 export { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
+export { encodingsOf, MIN_EXACT_LENGTH } from "./secret-encodings.js";
 export {
 	TRIM_STAGE,
 	TRIM_TO_TOKENS_PLUGIN,
