@@ -113,6 +113,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		prune: values.prune,
 		maxTokens: values["max-tokens"],
 		redactSecrets: values["redact-secrets"] === true,
+		redactEnv: values["redact-env"] === true,
+		redactEnvFiles: values["redact-env-file"] ?? [],
 		help: values.help === true,
 		version: values.version === true,
 	};
@@ -192,6 +194,8 @@ const parse = (argv: readonly string[]) =>
 			prune: { type: "string" },
 			"max-tokens": { type: "string" },
 			"redact-secrets": { type: "boolean" },
+			"redact-env": { type: "boolean" },
+			"redact-env-file": { type: "string", multiple: true },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},

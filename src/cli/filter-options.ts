@@ -1,3 +1,6 @@
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { envFileNames } from "../filters/known-secrets.js";
 import type { PruneMessagesOptions, PruneToolCallsRule, PruneToolCallsScope } from "../filters/prune-messages.js";
 import { pruneMessages } from "../filters/prune-messages.js";
 import { redactSecrets } from "../filters/redact-secrets.js";
@@ -6,13 +9,20 @@ import type { Plugin } from "../registry/types.js";
 import { errorText } from "../values.js";
 import { CliError } from "./cli-error.js";
 
-/** The filter options of the command line: `--prune`, `--max-tokens`, `--redact-secrets`. */
+/**
+ * The filter options of the command line: `--prune`, `--max-tokens`, `--redact-secrets`,
+ * `--redact-env`, `--redact-env-file`.
+ */
 export interface CliFilterOptions {
 	/** `--prune <spec>`, as given. */
 	prune: string | undefined;
 	/** `--max-tokens <n>`, as given. */
 	maxTokens: string | undefined;
 	redactSecrets: boolean;
+	/** `--redact-env`: the environment's secret-like variables and the current directory's `.env*` files, as known secrets. */
+	redactEnv?: boolean;
+	/** `--redact-env-file <path>` (repeatable): `.env`-format files whose secret-like values are known secrets. */
+	redactEnvFiles?: readonly string[];
 }
 
 /** The `--help` lines of the filter options. */
@@ -23,7 +33,12 @@ export const FILTER_HELP = `  --prune <spec>      drop thinking and tool calls a
   --max-tokens <n>    keep the latest messages that fit n tokens as pi estimates them
                       (every system message kept; LangChain's trimMessages)
   --redact-secrets    replace every secret secretlint's recommended rules find by
-                      [REDACTED:<rule>] in everything the model receives
+                      [REDACTED:<kind>#<n>] in everything the model receives
+  --redact-env        --redact-secrets, and also replace wherever they occur the values
+                      of this environment's secret-like variables (*_KEY, *_TOKEN,
+                      *_SECRET, *PASSWORD…) and of the .env* files of the current directory
+  --redact-env-file <path>  --redact-secrets, and also replace the secret-like values of
+                      this .env-format file (repeatable)
 `;
 
 /**
@@ -71,8 +86,14 @@ function pruneError(spec: string, what: string): CliError {
 	return new CliError(`--prune ${JSON.stringify(spec)}: ${what}. Run convert-to-llm --help for the syntax.`);
 }
 
+/** Where the CLI runs: its directory and its environment (`--redact-env` reads both). */
+export interface CliPlace {
+	readonly cwd: string;
+	readonly env: Readonly<Record<string, string | undefined>>;
+}
+
 /** The filter plugins the options ask for, in the order they run; bad values are a {@link CliError}. */
-export function filterPlugins(options: CliFilterOptions): Plugin[] {
+export function filterPlugins(options: CliFilterOptions, place?: CliPlace): Plugin[] {
 	const plugins: Plugin[] = [];
 	if (options.prune !== undefined) {
 		try {
@@ -89,7 +110,28 @@ export function filterPlugins(options: CliFilterOptions): Plugin[] {
 			throw new CliError(`--max-tokens takes a whole number of tokens, not ${JSON.stringify(options.maxTokens)}.`);
 		plugins.push(trimToTokens({ maxTokens }));
 	}
-	if (options.redactSecrets) plugins.push(redactSecrets());
+	const envFiles = options.redactEnvFiles ?? [];
+	if (options.redactEnv === true && envFiles.length > 0)
+		throw new CliError(
+			"--redact-env reads every .env* file of the current directory already: leave out --redact-env-file.",
+		);
+	const cwd = place?.cwd ?? process.cwd();
+	if (options.redactEnv === true) {
+		let names: string[];
+		try {
+			names = envFileNames(
+				readdirSync(cwd, { withFileTypes: true })
+					.filter((e) => e.isFile())
+					.map((e) => e.name),
+			);
+		} catch (error) {
+			throw new CliError(`--redact-env could not list the current directory: ${errorText(error)}.`);
+		}
+		const env = place?.env ?? process.env;
+		plugins.push(redactSecrets({ env: { ...env }, envFiles: names.map((name) => join(cwd, name)) }));
+	} else if (envFiles.length > 0)
+		plugins.push(redactSecrets({ envFiles: envFiles.map((path) => resolve(cwd, path)) }));
+	else if (options.redactSecrets) plugins.push(redactSecrets());
 	return plugins;
 }
 
@@ -98,6 +140,9 @@ export function filterNames(options: CliFilterOptions): string[] {
 	const names: string[] = [];
 	if (options.prune !== undefined) names.push(`prune-messages (${options.prune})`);
 	if (options.maxTokens !== undefined) names.push(`trim-to-tokens (${options.maxTokens})`);
-	if (options.redactSecrets) names.push("redact-secrets");
+	const envFiles = options.redactEnvFiles ?? [];
+	if (options.redactEnv === true) names.push("redact-secrets (env, .env*)");
+	else if (envFiles.length > 0) names.push(`redact-secrets (${envFiles.join(", ")})`);
+	else if (options.redactSecrets) names.push("redact-secrets");
 	return names;
 }
