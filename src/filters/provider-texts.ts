@@ -9,6 +9,16 @@ import { jsonText } from "./json-text.js";
 import { type MappedText, MappedTextBuilder } from "./mapped-text.js";
 
 /**
+ * A composed text, and the way to map it back to the message's strings, built only when asked
+ * (most composed texts hold no secret, and are known by their text alone).
+ */
+export interface ProviderText {
+	readonly text: string;
+	/** The text mapped back to its strings; its `text` is {@link ProviderText.text} unless a getter answered differently. */
+	mapped(): MappedText;
+}
+
+/**
  * How pi-ai's providers join a message's text blocks: `""` (openai-completions and Mistral, an
  * assistant's text), `"\n"` (Anthropic's and Google's tool results, thinking), `"\n\n"` (thinking as
  * text, a system message's parts).
@@ -16,7 +26,7 @@ import { type MappedText, MappedTextBuilder } from "./mapped-text.js";
 export const JOINS: readonly string[] = Object.freeze(["", "\n", "\n\n"]);
 
 /**
- * The composed texts of `message`, each mapped back to the message's strings.
+ * The composed texts of `message`, each with the way back to the message's strings.
  *
  * Contract: for a content array with two or more text blocks, their texts joined by each of
  * {@link JOINS} (other blocks between them left out); the same for thinking blocks; for a system
@@ -29,10 +39,13 @@ export const JOINS: readonly string[] = Object.freeze(["", "\n", "\n\n"]);
  * providerTexts({ role: "user", content: [{ type: "text", text: "sk_live_51Ab" }, { type: "text", text: "Cd…" }], timestamp: 0 })
  *   .map((t) => t.text); // ["sk_live_51AbCd…", "sk_live_51Ab\nCd…", "sk_live_51Ab\n\nCd…"]
  */
-export function providerTexts(message: unknown): MappedText[] {
-	if (!isRecord(message)) return [];
-	const out: MappedText[] = [];
+export function providerTexts(message: unknown): ProviderText[] {
+	if (!isRecord(message)) return NO_TEXTS;
 	const content = message.content;
+	// Most messages compose nothing: a string content, or a single block.
+	if (message.role !== "system" && (!Array.isArray(content) || (content.length < 2 && !hasToolCall(content))))
+		return NO_TEXTS;
+	const out: ProviderText[] = [];
 	if (Array.isArray(content)) {
 		const texts: string[] = [];
 		const thinking: string[] = [];
@@ -40,25 +53,34 @@ export function providerTexts(message: unknown): MappedText[] {
 			if (!isRecord(block)) continue;
 			if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
 			else if (block.type === "thinking" && typeof block.thinking === "string") thinking.push(block.thinking);
-			else if (block.type === "toolCall") {
-				const json = jsonText(block.arguments);
-				if (json !== undefined) out.push(json);
-			}
+			else if (block.type === "toolCall") pushJson(out, block.arguments);
 		}
 		for (const strings of [texts, thinking])
-			if (strings.length > 1) for (const separator of JOINS) out.push(joined(strings, separator));
+			if (strings.length > 1)
+				for (const separator of JOINS)
+					out.push({ text: strings.join(separator), mapped: () => joined(strings, separator) });
 	}
 	if (message.role === "system") {
 		const system = systemText(message);
-		if (system !== undefined) out.push(system);
+		if (system !== undefined) out.push({ text: system.text, mapped: () => system });
 		const tools = message.toolsAdded;
-		if (Array.isArray(tools))
-			for (const tool of tools) {
-				const json = jsonText(tool);
-				if (json !== undefined) out.push(json);
-			}
+		if (Array.isArray(tools)) for (const tool of tools) pushJson(out, tool);
 	}
 	return out;
+}
+
+const NO_TEXTS = Object.freeze([]) as unknown as ProviderText[];
+
+function hasToolCall(content: readonly unknown[]): boolean {
+	for (const block of content) if (isRecord(block) && block.type === "toolCall") return true;
+	return false;
+}
+
+/** `value`'s JSON text (`JSON.stringify`'s own, fast), mapped by {@link jsonText} when asked. */
+function pushJson(out: ProviderText[], value: unknown): void {
+	const text: unknown = JSON.stringify(value);
+	if (typeof text !== "string") return;
+	out.push({ text, mapped: () => jsonText(value) ?? new MappedTextBuilder().build() });
 }
 
 function joined(strings: readonly string[], separator: string): MappedText {

@@ -139,28 +139,51 @@ export class Redactor {
 	private replace(survey: Survey, ctx: HookContext): Message[] {
 		const { readable, texts } = survey;
 		const spansOf: (Map<string, Span[]> | undefined)[] = [];
-		for (const found of texts) spansOf[found.index] = this.spansOf(found);
+		const dropped = new Set<number>();
+		for (const found of texts) {
+			const spans = this.spansOf(found);
+			if (spans !== "unreadable") spansOf[found.index] = spans;
+			else {
+				dropped.add(found.index);
+				ctx.report(
+					new ConversionError(
+						`redactSecrets: output message ${found.index} read differently each time it was read (a getter), so what was found in it could not be placed. It was dropped; fix what put it in the history.`,
+						{ plugin: this.settings.plugin },
+					),
+				);
+			}
+		}
 		this.refreshMatcher();
-		if (this.matcher.empty && !spansOf.some((spans) => spans !== undefined && spans.size > 0)) return readable;
+		if (dropped.size === 0 && this.matcher.empty && !spansOf.some((spans) => spans !== undefined && spans.size > 0))
+			return readable;
 		const exactOnly = (value: string) => this.rewrite(value, undefined);
 		let out: Message[] | undefined;
 		for (let i = 0; i < readable.length; i++) {
 			const message = readable[i] as Message;
+			if (dropped.has(i)) {
+				out ??= readable.slice(0, i);
+				continue;
+			}
 			const spans = spansOf[i];
 			const redacted =
 				spans === undefined || spans.size === 0
 					? mapStrings(message, exactOnly)
 					: mapStrings(message, (value) => this.rewrite(value, spans.get(value)));
-			if (redacted === message) continue;
-			ctx.inheritSource(redacted, message);
-			out ??= readable.slice();
-			out[i] = redacted;
+			if (redacted !== message) ctx.inheritSource(redacted, message);
+			if (out !== undefined) out.push(redacted);
+			else if (redacted !== message) {
+				out = readable.slice(0, i);
+				out.push(redacted);
+			}
 		}
 		return out ?? readable;
 	}
 
-	/** The spans of the secrets found in one message's texts, by the string they are in; each secret known. */
-	private spansOf(found: Survey["texts"][number]): Map<string, Span[]> {
+	/**
+	 * The spans of the secrets found in one message's texts, by the string they are in, each secret
+	 * known; `"unreadable"` when a composed text read differently the second time (a getter).
+	 */
+	private spansOf(found: Survey["texts"][number]): Map<string, Span[]> | "unreadable" {
 		const { allowed } = this.settings;
 		const spans = new Map<string, Span[]>();
 		const add = (source: string, span: Span) => {
@@ -175,8 +198,13 @@ export class Redactor {
 				this.numbers.know(secret, kind);
 				add(value, [start, end, secret]);
 			}
-		for (const text of found.composed)
-			for (const [start, end, kind] of this.memory.findingsOf(text.text)) {
+		for (const composed of found.composed) {
+			const findings = this.memory.findingsOf(composed.text);
+			if (findings.length === 0) continue;
+			const text = composed.mapped();
+			// A getter that answered differently when the text was mapped: nothing can be placed safely.
+			if (text.text !== composed.text) return "unreadable";
+			for (const [start, end, kind] of findings) {
 				const pieces = text.pieces(start, end);
 				const secret = normalizeSecret(pieces.map((p) => p.source.slice(p.start, p.end)).join(""));
 				if (secret === "" || allowed(secret)) continue;
@@ -190,6 +218,7 @@ export class Redactor {
 					add(first.source, [first.start, last.end, secret]);
 				}
 			}
+		}
 		return spans;
 	}
 

@@ -6,7 +6,7 @@
 import type { Message } from "@mariozechner/pi-ai";
 import { INVISIBLE, type MappedText, MappedTextBuilder } from "./mapped-text.js";
 import { stringWalker } from "./message-strings.js";
-import { providerTexts } from "./provider-texts.js";
+import { type ProviderText, providerTexts } from "./provider-texts.js";
 import type { TextFinding } from "./scan-batch.js";
 
 /** No secret: what most texts hold. */
@@ -20,8 +20,8 @@ export interface MessageTexts {
 	readonly index: number;
 	/** Its own strings that hold secrets (or are not scanned yet). */
 	readonly strings: string[];
-	/** Its composed texts (joined blocks, JSON arguments, and their forms without invisible characters) that do. */
-	readonly composed: MappedText[];
+	/** Its composed texts (joined blocks, JSON arguments) that do. */
+	readonly composed: ProviderText[];
 }
 
 /** What one pass over the output found. */
@@ -34,7 +34,7 @@ export interface Survey {
 	readonly texts: readonly MessageTexts[];
 	/** The texts to scan, once each. */
 	readonly missing: Set<string>;
-	/** For each string to scan that holds invisible characters, its form without them (scanned too). */
+	/** For each text to scan that holds invisible characters, its form without them (scanned too). */
 	readonly visible: ReadonlyMap<string, MappedText>;
 }
 
@@ -42,11 +42,11 @@ export interface Survey {
  * A plugin's memory of what it scanned.
  *
  * Contract: {@link survey} visits every string `eachString` visits in every message and every text
- * `providerTexts` composes of it (and, for each that holds invisible characters, the same without
- * them), and asks the memory for each; a text it does not know is `missing`. {@link findingsOf} a
- * string, once learnt, holds also what its form without invisible characters holds, in the string's
- * own positions. Nothing is assumed of a message's identity: a message changed in place is surveyed
- * by what it holds now.
+ * `providerTexts` composes of it, and asks the memory for each; a text it does not know is
+ * `missing`, and so is, for one that holds invisible characters, the same text without them.
+ * {@link findingsOf} a text, once learnt, holds also what its form without invisible characters
+ * holds, in the text's own positions. Nothing is assumed of a message's identity: a message changed
+ * in place is surveyed by what it holds now.
  */
 export class ScanMemory {
 	private readonly scanned = new Map<string, readonly TextFinding[]>();
@@ -63,29 +63,41 @@ export class ScanMemory {
 		const missing = new Set<string>();
 		const visible = new Map<string, MappedText>();
 		const texts: MessageTexts[] = [];
-		let strings: string[] = [];
+		const strings: string[] = [];
+		/** A text not known to hold no secret: to scan if the memory does not know it. */
+		const unknown = (text: string, known: readonly TextFinding[] | undefined): void => {
+			if (known !== undefined || missing.has(text)) return;
+			missing.add(text);
+			if (!INVISIBLE.test(text)) return;
+			const view = new MappedTextBuilder().source(text).build().withoutInvisible();
+			if (view === undefined) return;
+			visible.set(text, view);
+			if (!scanned.has(view.text)) missing.add(view.text);
+		};
+		/** Asks the memory for `text`; `false` when it is known to hold no secret. */
+		const ask = (text: string): boolean => {
+			const known = scanned.get(text);
+			if (known === NONE) return false;
+			unknown(text, known);
+			return true;
+		};
 		const visit = (value: string): void => {
 			const known = scanned.get(value);
 			if (known === NONE) return;
 			strings.push(value);
-			if (known !== undefined || missing.has(value)) return;
-			missing.add(value);
-			if (!INVISIBLE.test(value)) return;
-			const view = new MappedTextBuilder().source(value).build().withoutInvisible();
-			if (view === undefined) return;
-			visible.set(value, view);
-			if (!scanned.has(view.text)) missing.add(view.text);
+			unknown(value, known);
 		};
 		const eachString = stringWalker(visit);
 		let readable: Message[] | undefined;
 		const unreadable: { index: number; cause: unknown }[] = [];
 		for (let i = 0; i < messages.length; i++) {
 			const message = messages[i] as Message;
-			strings = [];
-			let composed: MappedText[];
+			strings.length = 0;
+			let composed: ProviderText[];
 			try {
 				eachString(message);
-				composed = this.composedOf(message, missing);
+				composed = providerTexts(message);
+				if (composed.length > 0) composed = composed.filter((text) => ask(text.text));
 			} catch (cause) {
 				// Its unscanned texts may still be scanned, harmlessly; it is not sent.
 				readable ??= messages.slice(0, i);
@@ -94,29 +106,14 @@ export class ScanMemory {
 			}
 			const index = readable === undefined ? i : readable.length;
 			readable?.push(message);
-			if (strings.length > 0 || composed.length > 0) texts.push({ index, strings, composed });
+			if (strings.length > 0 || composed.length > 0) texts.push({ index, strings: strings.slice(), composed });
 		}
 		return { readable: readable ?? (messages as Message[]), unreadable, texts, missing, visible };
 	}
 
-	/** The composed texts of `message` that hold secrets or are to be scanned (those added to `missing`). */
-	private composedOf(message: Message, missing: Set<string>): MappedText[] {
-		const out: MappedText[] = [];
-		for (const text of providerTexts(message)) {
-			const view = text.withoutInvisible();
-			for (const form of view === undefined ? [text] : [text, view]) {
-				const known = this.scanned.get(form.text);
-				if (known === NONE) continue;
-				out.push(form);
-				if (known === undefined) missing.add(form.text);
-			}
-		}
-		return out;
-	}
-
 	/**
 	 * Takes in what the scan of `survey.missing` found (`fresh`: the findings of each text that holds
-	 * some): a string with invisible characters gets, besides its own, the findings of its form
+	 * some): a text with invisible characters gets, besides its own, the findings of its form
 	 * without them, each spanning the invisible characters inside it.
 	 */
 	learn(survey: Survey, fresh: ReadonlyMap<string, readonly TextFinding[]>): void {
