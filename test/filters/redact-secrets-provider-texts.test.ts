@@ -139,3 +139,21 @@ describe("redactSecrets", () => {
 		expect(sent).not.toContain(key);
 	});
 });
+
+describe("redactSecrets, with a getter", () => {
+	it("should drop, and report, a message whose arguments read differently when a secret found in them is placed", async () => {
+		let reads = 0;
+		const args = {
+			get env() {
+				reads++;
+				// The walk and JSON.stringify see the key with its value; the mapping back sees another.
+				return reads <= 2 ? { AWS_SECRET_ACCESS_KEY: key } : { changed: "nothing here" };
+			},
+		};
+		const registry = createDefaultRegistry().use(redactSecrets());
+		const { output, problems } = await registry.runAsync([user("go"), toolCall(args)]);
+		expect(JSON.stringify(output)).not.toContain(key);
+		expect(output.map((m) => m.role)).toEqual(["user"]);
+		expect(problems.map((p) => p.message)).toEqual([expect.stringContaining("read differently each time")]);
+	});
+});
