@@ -56,7 +56,7 @@ export function keepLast(hooks: RegistryHooks, name: string, stage: number, pass
 		intercept(interceptor: {
 			name: string;
 			register(tap: TapInfo): TapInfo;
-			call(messages: unknown, ctx: HookContext): void;
+			call(messages: unknown, ctx: HookContext | undefined): void;
 			result(result: unknown): void;
 		}): void;
 		readonly taps: readonly TapInfo[];
@@ -98,7 +98,8 @@ export function keepLast(hooks: RegistryHooks, name: string, stage: number, pass
 		},
 		call(_messages, ctx) {
 			const why = problem();
-			if (why !== undefined)
+			// A hook called without the registry's context (by hand) has no one to tell: `result` still empties it.
+			if (why !== undefined && typeof ctx?.report === "function")
 				ctx.report(
 					new ConversionError(
 						`redactSecrets: ${why}, so what it adds would reach the provider unscanned. No message was sent; tap afterConvertAsync with tap, tapAsync or tapPromise (no interceptor that rewrites taps, no change to hook.taps).`,

@@ -119,7 +119,8 @@ export class Redactor {
 			this.scanner = undefined;
 			throw error;
 		}
-		const findings = await ready(text);
+		// A copy: the scanner's own array (frozen, or kept by a test double) is not added to.
+		const findings = [...(await ready(text))];
 		for (const { id, pattern } of this.settings.patterns)
 			for (const match of text.matchAll(pattern)) {
 				const whole = match.indices?.[0];

@@ -22,7 +22,17 @@ export interface SecretFinding {
 	readonly range?: readonly [number, number];
 }
 
-/** Finds the secrets in one text. */
+/**
+ * Finds the secrets in one text.
+ *
+ * Contract: `redactSecrets` gives it many texts at once, each after a separator (`"\n\0\n"`), in
+ * calls of at most 64 Ki characters (see `scanTexts`); a finding whose span or `range` reaches over a
+ * separator has its texts scanned again alone, so a scanner that reads context beyond the value (a
+ * name before it) reports that context as `range`.
+ *
+ * @example
+ * const dlp: SecretScanner = async (text) => (await service.scan(text)).map((f) => ({ ruleId: "dlp", start: f.at, end: f.at + f.length }));
+ */
 export type SecretScanner = (text: string) => Promise<SecretFinding[]>;
 
 interface LintMessage {
