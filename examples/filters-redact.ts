@@ -1,7 +1,8 @@
 /**
  * Demonstrates `redactSecrets`: secretlint's recommended rules run over every string the model would
  * receive (a `cat .env` in a bash run, a tool result, tool-call arguments), and each secret value is
- * replaced by `[REDACTED:<rule>]` before the request leaves the machine; `convertAsync` runs it.
+ * replaced by a numbered placeholder (`[REDACTED:<kind>#<n>]`) before the request leaves the machine;
+ * `convertAsync` runs it.
  *
  * Run: npm run build && npx tsx examples/filters-redact.ts
  */
@@ -70,10 +71,10 @@ assert.ok(
 	!sent.includes(awsKey) && !sent.includes(github) && !sent.includes("Zq81mKd02jXbWq"),
 	"no secret reaches the model",
 );
-assert.ok(sent.includes("AWS_SECRET_ACCESS_KEY=[REDACTED:aws]"), "the text around a secret stays");
+assert.ok(sent.includes("AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-access-key#1]"), "the text around a secret stays");
 assert.ok(
-	sent.includes("[REDACTED:github]") && sent.includes("[REDACTED:database-connection-string]"),
-	"each replacement names its rule",
+	sent.includes("[REDACTED:github-token#1]") && sent.includes("[REDACTED:postgresql-url#1]"),
+	"each placeholder names its kind",
 );
 assert.ok(JSON.stringify(history).includes(awsKey), "the history itself is unchanged");
 console.log("OK: every secret was replaced before the request left; the history is untouched.");

@@ -61,8 +61,8 @@ const expectedOutput: Record<string, string[]> = {
 		"OK: the latest turns that fit were kept, with the system prompt.",
 	],
 	"filters-redact.ts": [
-		"AWS_SECRET_ACCESS_KEY=[REDACTED:aws]\\nDATABASE_URL=[REDACTED:database-connection-string]",
-		'"command":"GITHUB_TOKEN=[REDACTED:github] gh release create v1"',
+		"AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-access-key#1]\\nDATABASE_URL=[REDACTED:postgresql-url#1]",
+		'"command":"GITHUB_TOKEN=[REDACTED:github-token#1] gh release create v1"',
 		"OK: every secret was replaced before the request left; the history is untouched.",
 	],
 	"default-preset-agent.ts": [

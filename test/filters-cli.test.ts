@@ -1,8 +1,13 @@
 /**
- * The CLI's filter options: `--prune <spec>`, `--max-tokens <n>` and `--redact-secrets` add the
- * plugins of `convert-to-llm/filters` (the same output as the library), the header names them and
- * `--explain` says what each removed or changed; bad values are usage errors (exit 2).
+ * The CLI's filter options: `--prune <spec>`, `--max-tokens <n>`, `--redact-secrets`, `--redact-env`
+ * and `--redact-env-file <path>` add the plugins of `convert-to-llm/filters` (the same output as the
+ * library), the header names them and `--explain` says what each removed or changed; bad values are
+ * usage errors (exit 2).
  */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { CliError } from "../src/cli/cli-error.js";
@@ -144,7 +149,7 @@ describe("convert-to-llm filter options", () => {
 			.use(redactSecrets());
 		expect(JSON.parse(run.stdout)).toEqual(await registry.convertAsync(history));
 		expect(run.stdout).not.toContain(SECRETS[8]?.value);
-		expect(run.stdout).toContain("[REDACTED:npm]");
+		expect(run.stdout).toContain("[REDACTED:npm-auth-token#1]");
 	});
 
 	it("should read --max-tokens as a person types it and add the steps, as the library does", async () => {
@@ -191,10 +196,39 @@ describe("convert-to-llm filter options", () => {
 		const run = await cli(["--redact-secrets", "-"], { stdin });
 		expect(run.code, run.stderr).toBe(0);
 		for (const secret of [SECRETS[2], SECRETS[8]]) expect(run.stdout).not.toContain(secret?.value);
-		expect(run.stdout).toContain("[REDACTED:github]");
+		expect(run.stdout).toContain("[REDACTED:github-token#1]");
+	});
+
+	it("should replace the environment's and the .env files' secret values wherever they are, with --redact-env", async () => {
+		const cwd = mkdtempSync(join(tmpdir(), "cli-redact-env-"));
+		try {
+			writeFileSync(join(cwd, ".env"), "SMTP_PASSWORD=mail-pass-3k2j1h\nPORT=3000\n");
+			writeFileSync(join(cwd, ".env.example"), "SMTP_PASSWORD=changeme-please\n");
+			const input = JSON.stringify([
+				user("token dep-77f1e2d3c4b5, smtp mail-pass-3k2j1h, port 3000"),
+				user("see changeme-please"),
+			]);
+			const run = await cli(["--redact-env", "-"], { stdin: input, cwd, env: { DEPLOY_TOKEN: "dep-77f1e2d3c4b5" } });
+			expect(run.code, run.stderr).toBe(0);
+			expect(run.stdout).toContain("+ redact-secrets (env, .env*)");
+			for (const shown of [
+				"[REDACTED:deploy-token#1]",
+				"[REDACTED:smtp-password#1]",
+				"port 3000",
+				"changeme-please",
+			])
+				expect(run.stdout).toContain(shown);
+			for (const secret of ["dep-77f1e2d3c4b5", "mail-pass-3k2j1h"]) expect(run.stdout).not.toContain(secret);
+			const file = await cli(["--redact-env-file", ".env", "--json", "-"], { stdin: input, cwd });
+			expect(file.stdout).not.toContain("mail-pass-3k2j1h");
+			expect(file.stdout).toContain("dep-77f1e2d3c4b5");
+		} finally {
+			rmSync(cwd, { recursive: true, force: true });
+		}
 	});
 
 	it.each([
+		[["--redact-env", "--redact-env-file", ".env"], "leave out --redact-env-file"],
 		[["--prune", "foo=1"], "unknown key"],
 		[["--prune", "reasoning=some"], "reasoning"],
 		[["--max-tokens", "many"], "--max-tokens takes a whole number"],

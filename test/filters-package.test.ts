@@ -42,7 +42,7 @@ describe("convert-to-llm/filters", () => {
 		const result = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
 		expect(result.stderr).toBe("");
 		expect(JSON.parse(result.stdout)).toEqual([
-			{ role: "user", content: "GITHUB_TOKEN=[REDACTED:github]", timestamp: 0 },
+			{ role: "user", content: "GITHUB_TOKEN=[REDACTED:github-token#1]", timestamp: 0 },
 		]);
 	});
 });

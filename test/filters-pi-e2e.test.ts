@@ -116,8 +116,8 @@ describe.each([
 		expect(bodies.length).toBeGreaterThanOrEqual(4);
 		expect(bodies.filter(isSummary).length, "compaction requests").toBeGreaterThan(0);
 		expect(bodies.filter(leaks)).toEqual([]);
-		expect(bodies.some((body) => !isSummary(body) && body.includes("[REDACTED:github]"))).toBe(true);
-		expect(bodies.some((body) => isSummary(body) && body.includes("[REDACTED:aws]"))).toBe(true);
+		expect(bodies.some((body) => !isSummary(body) && body.includes("[REDACTED:github-token#"))).toBe(true);
+		expect(bodies.some((body) => isSummary(body) && body.includes("[REDACTED:aws-secret-access-key#"))).toBe(true);
 		// The system prompt still says what AGENTS.md says, with the secret replaced.
 		expect(bodies.some((body) => body.includes("Deploy note: SLACK_BOT_TOKEN=[REDACTED:"))).toBe(true);
 	}, 180_000);

@@ -65,7 +65,7 @@ describe("createHost (filters)", () => {
 		const explanation = await registry.explainAsync(history);
 		const sent = JSON.stringify(explanation.output);
 		expect(sent).not.toContain(SECRETS[0]?.value);
-		expect(sent).toContain("[REDACTED:aws]");
+		expect(sent).toContain("[REDACTED:aws-secret-access-key#1]");
 		expect(sent).not.toContain('"thinking"');
 		expect(explanation.taps.map((tap) => tap.plugin)).toEqual([
 			"convert-to-llm:prune-messages",

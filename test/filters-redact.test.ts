@@ -1,5 +1,5 @@
 /**
- * `redactSecrets` with secretlint's recommended rules: every planted secret (57 of 19 kinds, each
+ * `redactSecrets` with secretlint's recommended rules: every planted secret (108 of 36 kinds, each
  * one that secretlint itself reports) in every position of a history, none in what the model
  * receives; a clean corpus of ordinary tool output, unchanged; secretlint's own escape hatches
  * (a `secretlint-disable` comment in the text) closed; and the failure modes, closed.
@@ -8,124 +8,16 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { REDACT_SECRETS_PLUGIN, redactSecrets } from "../src/filters/redact-secrets.js";
+import { SEPARATOR, WINDOW } from "../src/filters/scan-batch.js";
 import { loadSecretlint } from "../src/filters/secret-detector.js";
 import { AsyncHookInSyncConvertError } from "../src/index.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { assistant, bashExecution, collectErrors, user } from "./support/fixtures.js";
 import { cleanCorpus, imageData, SECRETS } from "./support/secret-corpus.js";
+import { leaks, PLANTINGS } from "./support/secret-leaks.js";
+import { POSITIONS } from "./support/secret-positions.js";
 
 const T = 1_700_000_000_000;
-
-/** Every place a string reaches the model, each a history of one planted text. */
-const POSITIONS: Record<string, (text: string) => AgentMessage[]> = {
-	"user text": (text) => [user(`please deploy\n${text}`)],
-	"user text block": (text) => [
-		user([
-			{ type: "text", text: `see .env:\n${text}\n` },
-			{ type: "image", data: imageData(1, 400), mimeType: "image/png" },
-		]),
-	],
-	"system prompt": (text) => [
-		{ role: "system", content: `Use these credentials:\n${text}`, timestamp: T } as unknown as AgentMessage,
-	],
-	"system section": (text) => [
-		{
-			role: "system",
-			content: "You are pi.",
-			sections: { env: `<env>\n${text}\n</env>` },
-			timestamp: T,
-		} as unknown as AgentMessage,
-	],
-	"assistant text": (text) => [user("what is in .env?"), assistant([{ type: "text", text: `It holds:\n${text}` }])],
-	thinking: (text) => [
-		user("go"),
-		assistant([
-			{ type: "thinking", thinking: `The file says ${text}, I should not repeat it.`, thinkingSignature: "sig" },
-			{ type: "text", text: "done" },
-		]),
-	],
-	"tool-call arguments, deep": (text) => [
-		user("write it"),
-		assistant([
-			{
-				type: "toolCall",
-				id: "c1",
-				name: "write",
-				arguments: { path: ".env", files: [{ lines: ["# env", text] }] },
-			},
-		]),
-		{
-			role: "toolResult",
-			toolCallId: "c1",
-			toolName: "write",
-			content: [{ type: "text", text: "ok" }],
-			isError: false,
-			timestamp: T,
-		},
-	],
-	"tool-call arguments, under names pi-ai uses for metadata": (text) => [
-		user("configure it"),
-		assistant([
-			{
-				type: "toolCall",
-				id: "c1",
-				name: "configure",
-				arguments: { id: text, type: text, settings: { model: text, provider: [text] } },
-			},
-		]),
-	],
-	"tool-call argument key": (text) => [
-		user("map it"),
-		assistant([{ type: "toolCall", id: "c1", name: "map", arguments: { [text]: "value" } }]),
-	],
-	"system tool declaration": (text) => [
-		{
-			role: "system",
-			content: "You are pi.",
-			toolsAdded: [
-				{
-					name: "deploy",
-					description: `Deploys with ${text}`,
-					parameters: { type: "object", properties: { token: { type: "string", default: text } } },
-				},
-			],
-			timestamp: T,
-		} as unknown as AgentMessage,
-	],
-	"tool result": (text) => [
-		user("read it"),
-		assistant([{ type: "toolCall", id: "c1", name: "read", arguments: { path: ".env" } }]),
-		{
-			role: "toolResult",
-			toolCallId: "c1",
-			toolName: "read",
-			content: [{ type: "text", text: `1\tNODE_ENV=production\n2\t${text}\n` }],
-			isError: false,
-			timestamp: T,
-		},
-	],
-	"bash output": (text) => [bashExecution({ command: "cat .env", output: `${text}\n` })],
-	"branch summary": (text) => [
-		{
-			role: "branchSummary",
-			summary: `We configured ${text} on the other branch.`,
-			fromId: "abc",
-			timestamp: T,
-		} as AgentMessage,
-	],
-	"compaction summary": (text) => [
-		{
-			role: "compactionSummary",
-			summary: `Earlier: the user shared ${text}.`,
-			tokensBefore: 1000,
-			timestamp: T,
-		} as AgentMessage,
-	],
-	"custom message": (text) => [
-		{ role: "custom", customType: "note", content: `pinned: ${text}`, display: true, timestamp: T } as AgentMessage,
-	],
-	"behind a secretlint-disable comment": (text) => [user(`# secretlint-disable\n${text}\n# secretlint-enable`)],
-};
 
 const registry = () => createDefaultRegistry({ strict: true }).use(redactSecrets());
 
@@ -154,16 +46,27 @@ describe("redactSecrets", () => {
 		expect(sent).toContain("[REDACTED:");
 	});
 
+	it("should let no planted secret through when it is planted harder, in any position", async () => {
+		const values = SECRETS.map((secret) => secret.value);
+		const { positions, plantings } = await leaks((needs) =>
+			needs === "values" ? redactSecrets({ values }) : redactSecrets(),
+		);
+		expect(positions).toEqual([]);
+		expect(Object.fromEntries([...plantings].map(([where, { leaks: found }]) => [where, found]))).toEqual(
+			Object.fromEntries(Object.keys(PLANTINGS).map((where) => [where, []])),
+		);
+	}, 120_000);
+
 	it("should replace exactly the secret value, keeping the text around it", async () => {
 		const [aws] = SECRETS;
 		const [message] = await registry().convertAsync([user(`before ${aws?.text} after`)]);
-		expect(message?.content).toBe("before export AWS_SECRET_ACCESS_KEY=[REDACTED:aws] after");
+		expect(message?.content).toBe("before export AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-access-key#1] after");
 	});
 
 	it("should redact a found secret wherever it occurs, also where no rule would flag it", async () => {
 		const npm = SECRETS.find((s) => s.kind === "npm-auth-token");
 		const output = await registry().convertAsync([user(npm?.text ?? ""), user(`the token is ${npm?.value}`)]);
-		expect(output[1]?.content).toBe("the token is [REDACTED:npm]");
+		expect(output[1]?.content).toBe("the token is [REDACTED:npm-auth-token#1]");
 	});
 
 	it("should change nothing in a clean corpus of tool output", async () => {
@@ -195,7 +98,7 @@ describe("redactSecrets", () => {
 	it("should drop the signature of a thinking block whose text changed", async () => {
 		const [, answer] = await registry().convertAsync(POSITIONS.thinking?.(SECRETS[2]?.text ?? "") ?? []);
 		const block = (answer as Extract<Message, { role: "assistant" }>).content[0];
-		expect(block).toEqual({ type: "thinking", thinking: expect.stringContaining("[REDACTED:github]") });
+		expect(block).toEqual({ type: "thinking", thinking: expect.stringContaining("[REDACTED:github-token#1]") });
 	});
 
 	it("should apply extra patterns, the allow-list and the replacement", async () => {
@@ -203,12 +106,14 @@ describe("redactSecrets", () => {
 		const plugin = redactSecrets({
 			patterns: [{ id: "acme", pattern: /acme_(?<secret>[a-z0-9]{12})/ }],
 			allow: [id?.value ?? ""],
-			replacement: (ruleId) => `<${ruleId}>`,
+			replacement: (kind, _secret, n) => `<${kind}:${n}>`,
 		});
 		const output = await createDefaultRegistry()
 			.use(plugin)
 			.convertAsync([user(`${aws?.text}\n${id?.text}\nkey acme_abcdef123456`)]);
-		expect(output[0]?.content).toBe(`export AWS_SECRET_ACCESS_KEY=<aws>\n${id?.text}\nkey acme_<acme>`);
+		expect(output[0]?.content).toBe(
+			`export AWS_SECRET_ACCESS_KEY=<aws-secret-access-key:1>\n${id?.text}\nkey acme_<acme:1>`,
+		);
 	});
 
 	it("should scan only the strings it has not scanned before, and still redact what it found in them", async () => {
@@ -227,8 +132,8 @@ describe("redactSecrets", () => {
 		await reg.convertAsync(history);
 		const second = await reg.convertAsync([...history, user("another turn")]);
 		expect(scanned).toHaveLength(2);
-		expect(scanned[1]).toBe("another turn");
-		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
+		expect(scanned[1]).toBe(`${SEPARATOR}another turn`);
+		expect(second[0]?.content).toBe("GITHUB_TOKEN=[REDACTED:github-token#1]");
 	});
 
 	it("should scan a history of many secrets in pieces of at most 64 Ki characters, and find every one", async () => {
@@ -244,18 +149,21 @@ describe("redactSecrets", () => {
 		expect(texts.length).toBeGreaterThan(2);
 		expect(Math.max(...texts)).toBeLessThanOrEqual(64 * 1024);
 		for (let i = 0; i < 3000; i += 1) expect(sent.includes(token(i)), `token ${i}`).toBe(false);
-		expect(sent.split("[REDACTED:github]")).toHaveLength(3001);
+		expect(sent.split("[REDACTED:github-token#")).toHaveLength(3001);
+		expect(sent).toContain("[REDACTED:github-token#3000]");
 	}, 60_000);
 
-	it("should scan a string longer than a piece whole (a secret is never cut)", async () => {
+	it("should scan a string longer than a piece in overlapping windows, and find a secret on a window's edge", async () => {
 		const github = SECRETS.find((s) => s.kind === "github-classic-token") as (typeof SECRETS)[number];
-		const long = `${"ordinary output line\n".repeat(5000)}${github.text}\n${"more output\n".repeat(10)}`;
+		// The token straddles the first window's end; the second window holds it whole.
+		const filler = "ordinary output line\n".repeat(4000).slice(0, WINDOW - 20);
+		const long = `${filler}${github.text}\n${"more output\n".repeat(10)}`;
 		expect(long.length).toBeGreaterThan(64 * 1024);
 		const texts: number[] = [];
 		const registry = createDefaultRegistry().use(redactSecrets({ loadScanner: recordingSecretlint(texts) }));
 		const sent = JSON.stringify(await registry.convertAsync([user("short"), user(long), user("after")]));
 		expect(sent).not.toContain(github.value);
-		expect(texts).toContain(long.length);
+		expect(Math.max(...texts)).toBeLessThanOrEqual(64 * 1024);
 	});
 
 	it("should find a secret put into a message it has seen before, changed in place", async () => {
@@ -270,8 +178,8 @@ describe("redactSecrets", () => {
 		const sent = JSON.stringify(await reg.convertAsync(history));
 		expect(sent).not.toContain(SECRETS[0]?.value);
 		expect(sent).not.toContain(SECRETS[2]?.value);
-		expect(sent).toContain("[REDACTED:aws]");
-		expect(sent).toContain("[REDACTED:github]");
+		expect(sent).toContain("[REDACTED:aws-secret-access-key#1]");
+		expect(sent).toContain("[REDACTED:github-token#1]");
 	});
 
 	it("should find the secrets of a history whose messages moved, or were dropped, since the last conversion", async () => {
@@ -282,7 +190,7 @@ describe("redactSecrets", () => {
 		for (const next of [[user("new first"), ...history], [history[0], history[2], secret], [secret]]) {
 			const sent = JSON.stringify(await reg.convertAsync(next as AgentMessage[]));
 			expect(sent).not.toContain(SECRETS[0]?.value);
-			expect(sent).toContain("[REDACTED:aws]");
+			expect(sent).toContain("[REDACTED:aws-secret-access-key#1]");
 		}
 	});
 
@@ -313,7 +221,7 @@ describe("redactSecrets", () => {
 		];
 		const output = await reg.convertAsync(history);
 		expect(output.map((m) => m.role)).toEqual(["user", "user"]);
-		expect(output[1]?.content).toBe("GITHUB_TOKEN=[REDACTED:github]");
+		expect(output[1]?.content).toBe("GITHUB_TOKEN=[REDACTED:github-token#1]");
 		expect(errors.some((e) => e.plugin === REDACT_SECRETS_PLUGIN)).toBe(true);
 	});
 });

@@ -25,7 +25,7 @@ describe("systemPromptGuard", () => {
 		const { ctx, shown } = recordingCtx();
 		const result = await guard.handle({ systemPrompt: PROMPT }, ctx);
 		expect(result?.systemPrompt).not.toContain(github.value);
-		expect(result?.systemPrompt).toBe(PROMPT.replace(github.value, "[REDACTED:github]"));
+		expect(result?.systemPrompt).toBe(PROMPT.replace(github.value, "[REDACTED:github-token#1]"));
 		expect(guard.withheld()).toBeUndefined();
 		expect(shown).toEqual([]);
 	});

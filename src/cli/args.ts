@@ -117,6 +117,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		maxTokens: values["max-tokens"],
 		trimStep: values["trim-step"],
 		redactSecrets: values["redact-secrets"] === true,
+		redactEnv: values["redact-env"] === true,
+		redactEnvFiles: values["redact-env-file"] ?? [],
 		help: values.help === true,
 		version: values.version === true,
 	};
@@ -198,6 +200,8 @@ const parse = (argv: readonly string[]) =>
 			"max-tokens": { type: "string" },
 			"trim-step": { type: "string" },
 			"redact-secrets": { type: "boolean" },
+			"redact-env": { type: "boolean" },
+			"redact-env-file": { type: "string", multiple: true },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},

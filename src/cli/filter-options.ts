@@ -1,4 +1,7 @@
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { type ClearToolResultsOptions, type ClearTrigger, clearToolResults } from "../filters/clear-tool-results.js";
+import { envFileNames } from "../filters/known-secrets.js";
 import type { PruneMessagesOptions, PruneToolCallsRule, PruneToolCallsScope } from "../filters/prune-messages.js";
 import { pruneMessages } from "../filters/prune-messages.js";
 import { redactSecrets } from "../filters/redact-secrets.js";
@@ -7,7 +10,10 @@ import type { Plugin } from "../registry/types.js";
 import { errorText } from "../values.js";
 import { CliError } from "./cli-error.js";
 
-/** The filter options of the command line: `--prune`, `--prune-step`, `--clear-tool-results`, `--max-tokens`, `--trim-step`, `--redact-secrets`. */
+/**
+ * The filter options of the command line: `--prune`, `--prune-step`, `--clear-tool-results`,
+ * `--max-tokens`, `--trim-step`, `--redact-secrets`, `--redact-env`, `--redact-env-file`.
+ */
 export interface CliFilterOptions {
 	/** `--prune <spec>`, as given. */
 	prune: string | undefined;
@@ -20,6 +26,10 @@ export interface CliFilterOptions {
 	/** `--trim-step <n>`, as given: the `step` of `trimToTokens`, in tokens. */
 	trimStep?: string | undefined;
 	redactSecrets: boolean;
+	/** `--redact-env`: the environment's secret-like variables and the current directory's `.env*` files, as known secrets. */
+	redactEnv?: boolean;
+	/** `--redact-env-file <path>` (repeatable): `.env`-format files whose secret-like values are known secrets. */
+	redactEnvFiles?: readonly string[];
 }
 
 /** The `--help` lines of the filter options. */
@@ -45,7 +55,12 @@ export const FILTER_HELP = `  --prune <spec>      drop thinking and tool calls a
                       of n tokens (a quarter of --max-tokens, say), so the prompt cache
                       keeps the request's prefix in between
   --redact-secrets    replace every secret secretlint's recommended rules find by
-                      [REDACTED:<rule>] in everything the model receives
+                      [REDACTED:<kind>#<n>] in everything the model receives
+  --redact-env        --redact-secrets, and also replace wherever they occur the values
+                      of this environment's secret-like variables (*_KEY, *_TOKEN,
+                      *_SECRET, *PASSWORD…) and of the .env* files of the current directory
+  --redact-env-file <path>  --redact-secrets, and also replace the secret-like values of
+                      this .env-format file (repeatable)
 `;
 
 /**
@@ -196,8 +211,14 @@ function clearError(spec: string, what: string): CliError {
 	return new CliError(`${CLEAR_FLAG}=${JSON.stringify(spec)}: ${what}. Run convert-to-llm --help for the syntax.`);
 }
 
+/** Where the CLI runs: its directory and its environment (`--redact-env` reads both). */
+export interface CliPlace {
+	readonly cwd: string;
+	readonly env: Readonly<Record<string, string | undefined>>;
+}
+
 /** The filter plugins the options ask for, in the order they run; bad values are a {@link CliError}. */
-export function filterPlugins(options: CliFilterOptions): Plugin[] {
+export function filterPlugins(options: CliFilterOptions, place?: CliPlace): Plugin[] {
 	const plugins: Plugin[] = [];
 	if (options.pruneStep !== undefined && options.prune === undefined)
 		throw new CliError("--prune-step sets the step of --prune: give --prune too.");
@@ -231,7 +252,28 @@ export function filterPlugins(options: CliFilterOptions): Plugin[] {
 			);
 		plugins.push(trimToTokens({ maxTokens, ...(step === undefined ? {} : { step }) }));
 	}
-	if (options.redactSecrets) plugins.push(redactSecrets());
+	const envFiles = options.redactEnvFiles ?? [];
+	if (options.redactEnv === true && envFiles.length > 0)
+		throw new CliError(
+			"--redact-env reads every .env* file of the current directory already: leave out --redact-env-file.",
+		);
+	const cwd = place?.cwd ?? process.cwd();
+	if (options.redactEnv === true) {
+		let names: string[];
+		try {
+			names = envFileNames(
+				readdirSync(cwd, { withFileTypes: true })
+					.filter((e) => e.isFile())
+					.map((e) => e.name),
+			);
+		} catch (error) {
+			throw new CliError(`--redact-env could not list the current directory: ${errorText(error)}.`);
+		}
+		const env = place?.env ?? process.env;
+		plugins.push(redactSecrets({ env: { ...env }, envFiles: names.map((name) => join(cwd, name)) }));
+	} else if (envFiles.length > 0)
+		plugins.push(redactSecrets({ envFiles: envFiles.map((path) => resolve(cwd, path)) }));
+	else if (options.redactSecrets) plugins.push(redactSecrets());
 	return plugins;
 }
 
@@ -279,6 +321,9 @@ export function filterNames(options: CliFilterOptions): string[] {
 			options.clearToolResults === "" ? "clear-tool-results" : `clear-tool-results (${options.clearToolResults})`,
 		);
 	if (options.maxTokens !== undefined) names.push(`trim-to-tokens (${options.maxTokens}${step(options.trimStep)})`);
-	if (options.redactSecrets) names.push("redact-secrets");
+	const envFiles = options.redactEnvFiles ?? [];
+	if (options.redactEnv === true) names.push("redact-secrets (env, .env*)");
+	else if (envFiles.length > 0) names.push(`redact-secrets (${envFiles.join(", ")})`);
+	else if (options.redactSecrets) names.push("redact-secrets");
 	return names;
 }

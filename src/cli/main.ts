@@ -14,7 +14,7 @@ import { errorText, isInstance, textOf } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import { filterPlugins } from "./filter-options.js";
+import { type CliPlace, filterPlugins } from "./filter-options.js";
 import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
@@ -104,7 +104,7 @@ async function run(io: CliIo): Promise<number> {
 			),
 		options.timeout,
 	);
-	const registry = createRegistryFor(options, loaded);
+	const registry = createRegistryFor(options, loaded, io);
 	// Raw texts: only the warnings shown are made into lines.
 	const warnings: string[] = [...input.problems];
 	if (options.strict && warnings.length > 0) {
@@ -309,7 +309,7 @@ function outputFailed(error: unknown): number {
 	throw writeFailed(error);
 }
 
-function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]): Registry {
+function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[], place: CliPlace): Registry {
 	const registry = createDefaultRegistry({ strict: options.strict, asyncTimeoutMs: options.timeout });
 	for (const { spec, plugins } of loaded) {
 		for (const plugin of plugins) {
@@ -321,7 +321,7 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 		}
 	}
 	if (options.blockImages) registry.use(blockImages({ enabled: true }));
-	for (const plugin of filterPlugins(options)) registry.use(plugin);
+	for (const plugin of filterPlugins(options, place)) registry.use(plugin);
 	return registry;
 }
 

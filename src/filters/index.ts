@@ -23,6 +23,7 @@ export {
 	DEFAULT_CLEAR_TRIGGER_TOKENS,
 } from "./clear-tool-results.js";
 export { estimateTokens, IMAGE_CHARS } from "./estimate-tokens.js";
+export { isSecretName, type KnownSecretSources } from "./known-secrets.js";
 export type { ListProblemOptions } from "./problem-sink.js";
 export { isSentToProvider } from "./provider-facts.js";
 export { type PruneMessageListArgs, pruneMessageList } from "./prune-message-list.js";
@@ -35,6 +36,7 @@ export {
 	type PruneToolCallsScope,
 	pruneMessages,
 } from "./prune-messages.js";
+export { redactMessages } from "./redact-messages.js";
 export {
 	REDACT_SECRETS_PLUGIN,
 	REDACT_STAGE,
@@ -43,6 +45,7 @@ export {
 	type SecretPattern,
 } from "./redact-secrets.js";
 export { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
+export { encodingsOf, MIN_EXACT_LENGTH } from "./secret-encodings.js";
 export { type TrimMessageListOptions, trimMessageList } from "./trim-message-list.js";
 export {
 	TRIM_STAGE,

@@ -17,37 +17,58 @@ export type Occurrence = [number, number, number];
  * goes on after each one finds (leftmost first; one occurrence of a pattern never overlaps the
  * last one of the same pattern), for all patterns together, in no particular order. Empty
  * patterns are ignored. Building costs the patterns' total length; a search, the text's length
- * plus the occurrences.
+ * (times the children of a state, at most the patterns' alphabet) plus the occurrences.
  *
  * @example
  * new LiteralMatcher(["ab", "b"]).occurrences("abab"); // [0,2,0] [1,2,1] [2,4,0] [3,4,1] (in some order)
  */
 export class LiteralMatcher {
-	/** Goto function: `state * 65536 + code unit` → next state. */
-	private readonly next = new Map<number, number>();
+	/** The state reached from the root by each code unit, or -1. */
+	private readonly root = new Int32Array(65536).fill(-1);
+	/** The root's children, in insertion order. */
+	private readonly rootChildren: number[] = [];
+	/** Each state's first child (the others follow by {@link sibling}), or -1. */
+	private readonly firstChild: Int32Array;
+	private readonly sibling: Int32Array;
+	/** The code unit that leads to each state. */
+	private readonly unit: Uint16Array;
 	/** Failure link of each state. */
-	private readonly fail: number[] = [0];
+	private readonly fail: Int32Array;
 	/** The pattern that ends at each state, or -1. */
-	private readonly ends: number[] = [-1];
+	private readonly ends: Int32Array;
 	/** The nearest state on the failure chain (itself excluded) where a pattern ends, or -1. */
-	private readonly outputLink: number[] = [-1];
+	private readonly outputLink: Int32Array;
 	private readonly lengths: number[];
 
 	constructor(patterns: readonly string[]) {
 		this.lengths = patterns.map((pattern) => pattern.length);
+		// At most one state per pattern character, plus the root.
+		let capacity = 1;
+		for (const length of this.lengths) capacity += length;
+		this.firstChild = new Int32Array(capacity).fill(-1);
+		this.sibling = new Int32Array(capacity).fill(-1);
+		this.unit = new Uint16Array(capacity);
+		this.fail = new Int32Array(capacity);
+		this.ends = new Int32Array(capacity).fill(-1);
+		this.outputLink = new Int32Array(capacity).fill(-1);
+		let states = 1;
 		for (let p = 0; p < patterns.length; p++) {
 			const pattern = patterns[p] as string;
 			if (pattern.length === 0) continue;
 			let state = 0;
 			for (let i = 0; i < pattern.length; i++) {
-				const key = state * 65536 + pattern.charCodeAt(i);
-				let to = this.next.get(key);
-				if (to === undefined) {
-					to = this.ends.length;
-					this.ends.push(-1);
-					this.fail.push(0);
-					this.outputLink.push(-1);
-					this.next.set(key, to);
+				const unit = pattern.charCodeAt(i);
+				let to = this.step(state, unit);
+				if (to < 0) {
+					to = states++;
+					this.unit[to] = unit;
+					if (state === 0) {
+						this.root[unit] = to;
+						this.rootChildren.push(to);
+					} else {
+						this.sibling[to] = this.firstChild[state] as number;
+						this.firstChild[state] = to;
+					}
 				}
 				state = to;
 			}
@@ -59,28 +80,18 @@ export class LiteralMatcher {
 
 	/** Failure and output links, breadth first (a state's links point to shallower states). */
 	private link(): void {
-		const children = new Map<number, [number, number][]>();
-		for (const [key, to] of this.next) {
-			const from = Math.floor(key / 65536);
-			let list = children.get(from);
-			if (list === undefined) {
-				list = [];
-				children.set(from, list);
-			}
-			list.push([key % 65536, to]);
-		}
-		const queue: number[] = [];
-		for (const [, to] of children.get(0) ?? []) queue.push(to);
+		const queue: number[] = [...this.rootChildren];
 		for (let head = 0; head < queue.length; head++) {
 			const state = queue[head] as number;
-			for (const [unit, to] of children.get(state) ?? []) {
+			for (let to = this.firstChild[state] as number; to >= 0; to = this.sibling[to] as number) {
+				const unit = this.unit[to] as number;
 				let f = this.fail[state] as number;
 				let target = this.step(f, unit);
-				while (target === undefined && f !== 0) {
+				while (target < 0 && f !== 0) {
 					f = this.fail[f] as number;
 					target = this.step(f, unit);
 				}
-				const failTo = target ?? 0;
+				const failTo = Math.max(target, 0);
 				this.fail[to] = failTo;
 				this.outputLink[to] = (this.ends[failTo] as number) >= 0 ? failTo : (this.outputLink[failTo] as number);
 				queue.push(to);
@@ -88,8 +99,12 @@ export class LiteralMatcher {
 		}
 	}
 
-	private step(state: number, unit: number): number | undefined {
-		return this.next.get(state * 65536 + unit);
+	/** The child of `state` by `unit`, or -1 (a state's children are few: pattern alphabets are small). */
+	private step(state: number, unit: number): number {
+		if (state === 0) return this.root[unit] as number;
+		for (let to = this.firstChild[state] as number; to >= 0; to = this.sibling[to] as number)
+			if (this.unit[to] === unit) return to;
+		return -1;
 	}
 
 	occurrences(text: string): Occurrence[] {
@@ -100,11 +115,11 @@ export class LiteralMatcher {
 		for (let i = 0; i < text.length; i++) {
 			const unit = text.charCodeAt(i);
 			let to = this.step(state, unit);
-			while (to === undefined && state !== 0) {
+			while (to < 0 && state !== 0) {
 				state = this.fail[state] as number;
 				to = this.step(state, unit);
 			}
-			state = to ?? 0;
+			state = Math.max(to, 0);
 			for (let out = (this.ends[state] as number) >= 0 ? state : (this.outputLink[state] as number); out >= 0; ) {
 				const pattern = this.ends[out] as number;
 				const end = i + 1;

@@ -1,12 +1,10 @@
-import type { Message } from "@earendil-works/pi-ai";
-import { ConversionError, InvalidPluginError } from "../errors.js";
-import { type HookContext, type Plugin, Stage } from "../registry/types.js";
-import { describeValue, errorText } from "../values.js";
-import { LiteralMatcher } from "./literal-matcher.js";
-import { mapStrings } from "./message-strings.js";
-import { scanBatch } from "./scan-batch.js";
-import { type Found, ScanMemory } from "./scan-memory.js";
-import { loadSecretlint, type SecretFinding, type SecretScanner } from "./secret-detector.js";
+import { InvalidPluginError } from "../errors.js";
+import { type Plugin, Stage } from "../registry/types.js";
+import { describeValue, isRecord } from "../values.js";
+import type { KnownSecretSources } from "./known-secrets.js";
+import { keepLast } from "./redact-last.js";
+import { Redactor } from "./redactor.js";
+import { loadSecretlint, type SecretScanner } from "./secret-detector.js";
 
 /** Name of the `redactSecrets` plugin (its tap on `afterConvertAsync`). */
 export const REDACT_SECRETS_PLUGIN = "convert-to-llm:redact-secrets";
@@ -21,146 +19,181 @@ export const REDACT_STAGE = Stage.SANITIZE;
  * const internal: SecretPattern = { id: "acme-token", pattern: /acme_(?<secret>[a-z0-9]{32})/ };
  */
 export interface SecretPattern {
-	/** Shown in the replacement (`[REDACTED:<id>]`). */
+	/** Shown in the placeholder (`[REDACTED:<id>#<n>]`). */
 	readonly id: string;
-	/** Run over the history's text (flags `g` and `d` are added); keep it linear on any input. */
+	/** Run over every scanned text (flags `g` and `d` are added); keep it linear on any input. */
 	readonly pattern: RegExp;
 }
 
 /**
- * Options of {@link redactSecrets}.
+ * Options of {@link redactSecrets} (and of `redactMessages`).
+ *
+ * Contract: read once, when the plugin is made; `values` given as a function, `env: true` and the
+ * `.env*` files are read again on every conversion. An option not listed here (or a `messages`
+ * key: see `redactMessages`) throws `InvalidPluginError`.
  *
  * @example
- * const options: RedactSecretsOptions = { allow: ["AKIAIOSFODNN7EXAMPLE"], replacement: "[secret]" };
+ * const options: RedactSecretsOptions = { env: true, envFiles: [".env", ".env.local"], allow: [/^sk_test_/] };
  */
-export interface RedactSecretsOptions {
+export interface RedactSecretsOptions extends KnownSecretSources {
 	/** More patterns, beside secretlint's recommended rules. */
 	patterns?: readonly SecretPattern[];
 	/** Secrets left as they are: a value equal to a string, or matched by a RegExp. */
 	allow?: readonly (string | RegExp)[];
 	/**
-	 * What a secret becomes: a fixed text, or one made from the rule id and the secret. Default
-	 * `[REDACTED:<rule id>]` (`aws`, `github`, `npm`, … or a pattern's id). A function that throws or
-	 * returns a non-string gives the default.
+	 * What a secret becomes: a fixed text, or one made from its kind, the secret and its number.
+	 * Default `[REDACTED:<kind>#<n>]`: the kind is secretlint's message id in kebab case
+	 * (`aws-secret-access-key`, `github-token`, …), a pattern's id, `secret` for a value of `values`,
+	 * or the variable's name for `env` and `envFiles` (`openai-api-key`); `n` counts the secrets of
+	 * that kind in the order they first occur. A function that throws or returns a non-string gives
+	 * the default.
 	 */
-	replacement?: string | ((ruleId: string, secret: string) => string);
+	replacement?: string | ((kind: string, secret: string, number: number) => string);
 	/** The scanner to use instead of secretlint's (a DLP service, a test double). Loaded once, on first use. */
 	loadScanner?: () => Promise<SecretScanner>;
 }
 
+/** Every option {@link redactSecrets} takes. */
+const OPTIONS = ["patterns", "allow", "replacement", "loadScanner", "values", "env", "envFiles"] as const;
+
 /**
- * Replaces every secret that secretlint's recommended rules (and `patterns`) find, in every string
- * the model receives, before the request leaves the machine.
+ * Replaces every secret in what the model receives, before the request leaves the machine: what
+ * secretlint's recommended rules (and `patterns`) find, and the values known to be secret (`values`,
+ * `env`, `envFiles`), each by a numbered placeholder that stays the same for the whole session.
  *
- * Contract: scans user and system text (prompt sections and tool declarations included), thinking,
- * tool-call arguments at any depth (every key and value, whatever its name), tool results, and so
- * bash output, summaries and custom messages as converted; not the ids, metadata and signatures of
- * messages and blocks, nor an image block's data (see `eachString` in `message-strings.ts`).
- * secretlint's rules run on the history's new strings joined by blank lines (in pieces of at most 64 Ki characters), with AWS access key ids and npm `_authToken` values reported wherever they are and no
- * `secretlint-disable` directive honoured (the history's text is content); each secret's exact value
- * is replaced wherever it occurs, also where no rule would flag it. Each plugin remembers what it
- * found in the strings it scanned (up to 100,000 strings), so a conversion scans only the strings
- * that are new since the last one (pi converts the whole history every turn). A thinking block that changed
- * loses its signature. Messages without a secret pass on as they are. Fails closed: a message it
- * cannot read is dropped and reported; when the scanner cannot load or throws, no message is
- * sent (`[]`) and that is reported. secretlint is asynchronous, so this taps `afterConvertAsync` at
- * {@link REDACT_STAGE}: use `convertAsync` (or `runAsync`); sync `convert` throws
- * `AsyncHookInSyncConvertError` before anything is converted, so no text ever passes unscanned.
+ * Contract: scans what the provider receives of each message: every string the model can receive
+ * (user and system text, prompt sections and tool declarations, thinking, tool-call arguments at any
+ * depth (every key and value), tool results, and so bash output, summaries and custom messages as
+ * converted; not ids, metadata, signatures or an image's data: see `eachString`), and the texts the
+ * providers compose of them (text blocks joined as pi-ai joins them, a system prompt with its
+ * sections, tool-call arguments and tool declarations as their JSON text: see `providerTexts`),
+ * each also without its invisible characters. What is found in a text is the same whatever else the
+ * plugin scanned (texts are scanned as if alone: see `scanTexts`; a text over 64 Ki characters in
+ * overlapping windows, so that the cost stays linear). secretlint runs with AWS access key ids and
+ * npm `_authToken` values reported wherever they are and no `secretlint-disable` directive honoured
+ * (the history's text is content). Each secret is replaced where it was found (a value far from its
+ * name, a key split across blocks, a value inside JSON) and, when it is 8 characters or longer,
+ * wherever else it occurs in the output, also JSON-escaped, URL- or base64-encoded, or with
+ * invisible characters inside (see `encodingsOf`); a known value is replaced so too.
+ *
+ * Placeholders: `[REDACTED:<kind>#<n>]`, one number per secret within its kind, given when the
+ * secret is first replaced and kept for the life of the plugin object: one numbering per plugin
+ * instance, shared by every registry it is `use()`d on (a host that redacts its report's texts on a
+ * second registry with the same plugin gets the numbers the model saw, when the history is
+ * converted first). In a history that grows turn by turn, numbers follow each secret's first
+ * occurrence, so the redacted prefix is byte-stable from one turn to the next, and a fresh plugin
+ * gives the same output as one that converted the earlier turns.
+ *
+ * Order: taps `afterConvertAsync` at {@link REDACT_STAGE}, and makes every `afterConvertAsync` tap
+ * that may run after it (a later stage such as `Stage.VERIFY`, or `before`), made before or after it,
+ * redact what it returns as well (every `afterConvert` tap runs before `afterConvertAsync`), so that
+ * nothing a plugin adds reaches the provider unscanned; a tap it could not make do so (one using
+ * tapable's deprecated `context`, or one put after it past the interceptors) makes every conversion
+ * send nothing, with the problem reported.
+ *
+ * Memory: each plugin remembers the texts it scanned (up to 100,000) and every secret it knows, so a
+ * conversion scans only the texts new since the last one (pi converts the whole history every turn).
+ * A thinking block that changed loses its signature. Messages without a secret pass on as they
+ * are. Fails closed: a message it cannot read is dropped and reported; when the scanner cannot load
+ * or throws, or a known-secret source cannot be read, no message is sent (`[]`) and that is
+ * reported. secretlint is asynchronous, so use `convertAsync` (or `runAsync`); sync `convert`
+ * throws `AsyncHookInSyncConvertError` before anything is converted, so no text ever passes
+ * unscanned.
  *
  * @example
- * const registry = createDefaultRegistry().use(redactSecrets());
- * const messages = await registry.convertAsync(history); // "…AWS_SECRET_ACCESS_KEY=[REDACTED:aws]"
+ * const registry = createDefaultRegistry().use(redactSecrets({ env: true }));
+ * const messages = await registry.convertAsync(history); // "…STRIPE_SECRET_KEY=[REDACTED:stripe-secret-key-live#1]"
+ * @throws {InvalidPluginError} for an option it does not take (`messages`: call `redactMessages`) or a value it cannot use.
  */
 export function redactSecrets(options: RedactSecretsOptions = {}): Plugin {
-	const { patterns = [], allow = [], replacement, loadScanner = loadSecretlint } = options;
-	for (const extra of patterns)
-		if (typeof extra?.id !== "string" || !(extra.pattern instanceof RegExp))
-			throw new InvalidPluginError(
-				`redactSecrets: pattern ${describeValue(extra)} is not { id: string, pattern: RegExp }.`,
-				{
-					plugin: REDACT_SECRETS_PLUGIN,
-				},
-			);
-	const extraPatterns = patterns.map(({ id, pattern }) => ({ id, pattern: withFlags(pattern) }));
+	checkOptions(options);
+	const { patterns = [], allow = [], replacement, loadScanner = loadSecretlint, values, env, envFiles } = options;
 	const allowed = (secret: string) =>
-		allow.some((entry) => (typeof entry === "string" ? entry === secret : entry.test(secret)));
-	const replace = (ruleId: string, secret: string): string => {
-		const fallback = `[REDACTED:${ruleId}]`;
+		allow.some((entry) => {
+			if (typeof entry === "string") return entry === secret;
+			entry.lastIndex = 0;
+			return entry.test(secret);
+		});
+	const placeholder = (kind: string, secret: string, number: number): string => {
+		const fallback = `[REDACTED:${kind}#${number}]`;
 		if (typeof replacement === "string") return replacement;
 		if (typeof replacement !== "function") return fallback;
 		try {
-			const text: unknown = replacement(ruleId, secret);
+			const text: unknown = replacement(kind, secret, number);
 			return typeof text === "string" ? text : fallback;
 		} catch {
 			return fallback;
 		}
 	};
-	// One scanner per plugin, loaded on first use; a failed load is retried on the next conversion.
-	let scanner: Promise<SecretScanner> | undefined;
-	const scan = async (text: string): Promise<SecretFinding[]> => {
-		scanner ??= loadScanner();
-		let ready: SecretScanner;
-		try {
-			ready = await scanner;
-		} catch (error) {
-			scanner = undefined;
-			throw error;
-		}
-		const findings = await ready(text);
-		for (const { id, pattern } of extraPatterns)
-			for (const found of patternFindings(text, id, pattern)) findings.push(found);
-		return findings;
-	};
-
-	// What this plugin has scanned: pi converts the whole history on every turn, so only the strings
-	// new since the last turn are scanned, and the strings met again are compared, not looked up.
-	const memory = new ScanMemory();
-
-	const filter = async (messages: Message[], ctx: HookContext): Promise<Message[]> => {
-		const survey = memory.survey(messages);
-		for (const { index, cause } of survey.unreadable)
-			ctx.report(
-				new ConversionError(
-					`redactSecrets: output message ${index} could not be read: ${errorText(cause)}. It was dropped, since it could not be scanned for secrets; fix what put it in the history.`,
-					{ plugin: REDACT_SECRETS_PLUGIN, cause },
-				),
-			);
-		let fresh: ReadonlyMap<string, readonly Found[]> = new Map();
-		if (survey.missing.size > 0) {
-			try {
-				fresh = await scanBatch([...survey.missing], scan);
-			} catch (cause) {
-				ctx.report(
-					new ConversionError(
-						`redactSecrets: the secret scanner failed: ${errorText(cause)}. No message was sent, since none could be scanned; check that @secretlint/core and @secretlint/secretlint-rule-preset-recommend are installed.`,
-						{ plugin: REDACT_SECRETS_PLUGIN, cause },
-					),
-				);
-				return [];
-			}
-		}
-		memory.learn(survey, fresh);
-		const secrets = new Map<string, string>();
-		for (const list of survey.found)
-			for (const [value, ruleId] of list as readonly Found[])
-				if (!secrets.has(value) && !allowed(value)) secrets.set(value, ruleId);
-		const { readable } = survey;
-		if (secrets.size === 0) return readable;
-		const finder = spansOf(secrets);
-		const redact = (value: string) => redactString(value, finder, replace);
-		return readable.map((message) => {
-			const redacted = mapStrings(message, redact);
-			if (redacted !== message) ctx.inheritSource(redacted, message);
-			return redacted;
-		});
-	};
-
+	const known =
+		values === undefined && env === undefined && envFiles === undefined ? undefined : { values, env, envFiles };
+	const redactor = new Redactor({
+		plugin: REDACT_SECRETS_PLUGIN,
+		loadScanner,
+		patterns: patterns.map(({ id, pattern }) => ({ id, pattern: withFlags(pattern) })),
+		allowed,
+		placeholder,
+		known,
+	});
+	const pass = (messages: Parameters<Redactor["redact"]>[0], ctx: Parameters<Redactor["redact"]>[1]) =>
+		redactor.redact(messages, ctx);
 	return {
 		name: REDACT_SECRETS_PLUGIN,
 		apply(registry) {
-			registry.hooks.afterConvertAsync.tapPromise({ name: REDACT_SECRETS_PLUGIN, stage: REDACT_STAGE }, filter);
+			const guard = keepLast(registry.hooks, REDACT_SECRETS_PLUGIN, REDACT_STAGE, pass);
+			registry.hooks.afterConvertAsync.tapPromise(
+				{ name: REDACT_SECRETS_PLUGIN, stage: REDACT_STAGE },
+				// The guard reported the problem when the hook was called; nothing is passed on.
+				async (messages, ctx) => (guard.problem() === undefined ? pass(messages, ctx) : []),
+			);
 		},
 	};
+}
+
+/** Throws `InvalidPluginError` for an option {@link redactSecrets} does not take or cannot use. */
+function checkOptions(options: unknown): void {
+	const fail = (what: string) => {
+		throw new InvalidPluginError(`redactSecrets: ${what}`, { plugin: REDACT_SECRETS_PLUGIN });
+	};
+	if (!isRecord(options) || Array.isArray(options)) fail(`the options are ${describeValue(options)}, not an object.`);
+	const given = options as Record<string, unknown>;
+	if ("messages" in given)
+		fail(
+			"it makes a plugin and redacts nothing itself, so it takes no messages. To redact a Message[], call `await redactMessages(messages, options)` (convert-to-llm/filters); to redact a history, use the plugin on a registry.",
+		);
+	for (const key of Object.keys(given))
+		if (!(OPTIONS as readonly string[]).includes(key))
+			fail(`unknown option ${JSON.stringify(key)}; the options are ${OPTIONS.join(", ")}.`);
+	const { patterns, allow, replacement, loadScanner, values, env, envFiles } = given;
+	if (patterns !== undefined) {
+		if (!Array.isArray(patterns)) fail(`patterns is ${describeValue(patterns)}, not a list.`);
+		for (const extra of patterns as unknown[])
+			if (!isRecord(extra) || typeof extra.id !== "string" || !(extra.pattern instanceof RegExp))
+				fail(`pattern ${describeValue(extra)} is not { id: string, pattern: RegExp }.`);
+	}
+	if (
+		allow !== undefined &&
+		(!Array.isArray(allow) || allow.some((e) => typeof e !== "string" && !(e instanceof RegExp)))
+	)
+		fail(`allow is ${describeValue(allow)}, not a list of strings and RegExps.`);
+	if (replacement !== undefined && typeof replacement !== "string" && typeof replacement !== "function")
+		fail(`replacement is ${describeValue(replacement)}, not a string or a function.`);
+	if (loadScanner !== undefined && typeof loadScanner !== "function")
+		fail(`loadScanner is ${describeValue(loadScanner)}, not a function.`);
+	if (
+		values !== undefined &&
+		typeof values !== "function" &&
+		(!Array.isArray(values) || values.some((v) => typeof v !== "string"))
+	)
+		fail(`values is ${describeValue(values)}, not a list of strings or a function.`);
+	if (env !== undefined && typeof env !== "boolean" && (!isRecord(env) || Array.isArray(env)))
+		fail(`env is ${describeValue(env)}, not true, false or an environment object.`);
+	if (
+		envFiles !== undefined &&
+		typeof envFiles !== "boolean" &&
+		(!Array.isArray(envFiles) || envFiles.some((f) => typeof f !== "string"))
+	)
+		fail(`envFiles is ${describeValue(envFiles)}, not true, false or a list of paths.`);
 }
 
 function withFlags(pattern: RegExp): RegExp {
@@ -168,59 +201,4 @@ function withFlags(pattern: RegExp): RegExp {
 	if (!flags.includes("g")) flags += "g";
 	if (!flags.includes("d")) flags += "d";
 	return new RegExp(pattern.source, flags.replace("y", ""));
-}
-
-function patternFindings(text: string, ruleId: string, pattern: RegExp): SecretFinding[] {
-	const findings: SecretFinding[] = [];
-	for (const match of text.matchAll(pattern)) {
-		const span = match.indices?.groups?.secret ?? match.indices?.[0];
-		if (span !== undefined && span[1] > span[0]) findings.push({ ruleId, start: span[0], end: span[1] });
-	}
-	return findings;
-}
-
-/** Up to this many secrets, each is looked for with `indexOf` (native, fastest for a few). */
-const INDEXOF_SECRETS = 16;
-
-/** Where the secrets occur in a string: `[start, end, ruleId]` each, in no particular order. */
-type SpanFinder = (value: string) => [number, number, string][];
-
-/**
- * The occurrences of `secrets` (value → rule id) in a string: by `indexOf` for a few, by one
- * {@link LiteralMatcher} pass for many (the same occurrences; thousands of secrets cost one pass,
- * not one search each).
- */
-function spansOf(secrets: ReadonlyMap<string, string>): SpanFinder {
-	if (secrets.size > INDEXOF_SECRETS) {
-		const values = [...secrets.keys()];
-		const rules = [...secrets.values()];
-		const matcher = new LiteralMatcher(values);
-		return (value) => matcher.occurrences(value).map(([start, end, p]) => [start, end, rules[p] as string]);
-	}
-	return (value) => {
-		const spans: [number, number, string][] = [];
-		for (const [secret, ruleId] of secrets) {
-			for (let at = value.indexOf(secret); at >= 0; at = value.indexOf(secret, at + secret.length))
-				spans.push([at, at + secret.length, ruleId]);
-		}
-		return spans;
-	};
-}
-
-/** `value` with every occurrence of every secret replaced; overlapping occurrences merge into one. */
-function redactString(value: string, find: SpanFinder, replace: (ruleId: string, secret: string) => string): string {
-	const spans = find(value);
-	if (spans.length === 0) return value;
-	spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-	let out = "";
-	let cursor = 0;
-	for (let i = 0; i < spans.length; i++) {
-		const [start, first, ruleId] = spans[i] as [number, number, string];
-		let end = first;
-		while (i + 1 < spans.length && (spans[i + 1] as [number, number, string])[0] < end)
-			end = Math.max(end, (spans[++i] as [number, number, string])[1]);
-		out += value.slice(cursor, start) + replace(ruleId, value.slice(start, end));
-		cursor = end;
-	}
-	return out + value.slice(cursor);
 }

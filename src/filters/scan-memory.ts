@@ -1,22 +1,27 @@
 /**
- * What a `redactSecrets` plugin knows of the strings it has seen: the secrets found in each string it
- * scanned, and the strings of its last conversion in walk order, so that a history converted again
- * (pi converts the whole history on every turn) is surveyed by comparing strings, not looking them up.
+ * What a `redactSecrets` plugin knows of the texts it has scanned: the secrets found in each, by
+ * the text itself, so that a history converted again (pi converts the whole history on every turn)
+ * has only its new texts scanned, and a text is redacted the same way whenever it is met.
  */
 import type { Message } from "@earendil-works/pi-ai";
+import { INVISIBLE, type MappedText, MappedTextBuilder } from "./mapped-text.js";
 import { stringWalker } from "./message-strings.js";
+import { type ProviderText, providerTexts } from "./provider-texts.js";
+import type { TextFinding } from "./scan-batch.js";
 
-/** A secret value found in a string, and the rule that found it. */
-export type Found = readonly [value: string, ruleId: string];
-/** No secret: what most strings hold. */
-export const NONE: readonly Found[] = Object.freeze([]);
-/** How many scanned strings are remembered; the memory is cleared when it would hold more. */
+/** No secret: what most texts hold. */
+export const NONE: readonly TextFinding[] = Object.freeze([]);
+/** How many scanned texts are remembered: a survey that finds more clears the memory first. */
 const LIMIT = 100_000;
 
-/** One conversion's strings in walk order, and the secrets at the positions that hold some. */
-interface Walk {
+/** The texts of one message that hold secrets, or have not been scanned yet. */
+export interface MessageTexts {
+	/** The message's index in {@link Survey.readable}. */
+	readonly index: number;
+	/** Its own strings that hold secrets (or are not scanned yet). */
 	readonly strings: string[];
-	readonly found: Map<number, readonly Found[]>;
+	/** Its composed texts (joined blocks, JSON arguments) that do. */
+	readonly composed: ProviderText[];
 }
 
 /** What one pass over the output found. */
@@ -25,93 +30,109 @@ export interface Survey {
 	readonly readable: Message[];
 	/** The messages left out, each with the index it had and why it could not be read. */
 	readonly unreadable: readonly { readonly index: number; readonly cause: unknown }[];
-	/** The secrets known to be in the strings that hold some, in walk order; a string not scanned yet stands for its own. */
-	readonly found: (readonly Found[] | string)[];
-	/** The strings not scanned yet, once each. */
+	/** The messages that hold secrets or texts not scanned yet, in order. */
+	readonly texts: readonly MessageTexts[];
+	/** The texts to scan, once each. */
 	readonly missing: Set<string>;
-	/** This pass's walk, for the next one: see {@link ScanMemory.learn}. */
-	readonly walk: Walk;
-	/** The positions in `walk` of the strings not scanned yet. */
-	readonly pending: number[];
+	/** For each text to scan that holds invisible characters, its form without them (scanned too). */
+	readonly visible: ReadonlyMap<string, MappedText>;
 }
 
 /**
  * A plugin's memory of what it scanned.
  *
- * Contract: {@link survey} visits every string `eachString` visits in every message, and for each
- * either finds it at the same position of the last conversion (`===`: the same text, so the same
- * secrets) or asks the scanned strings; a string in neither is `missing`. Nothing is assumed of a
- * message's identity: a message changed in place is surveyed by what it holds now.
+ * Contract: {@link survey} visits every string `eachString` visits in every message and every text
+ * `providerTexts` composes of it, and asks the memory for each; a text it does not know is
+ * `missing`, and so is, for one that holds invisible characters, the same text without them.
+ * {@link findingsOf} a text, once learnt, holds also what its form without invisible characters
+ * holds, in the text's own positions. Nothing is assumed of a message's identity: a message changed
+ * in place is surveyed by what it holds now.
  */
 export class ScanMemory {
-	private readonly scanned = new Map<string, readonly Found[]>();
-	private last: Walk = { strings: [], found: new Map() };
+	private readonly scanned = new Map<string, readonly TextFinding[]>();
+
+	/** The findings of a text it has learnt ({@link NONE} for one it has not). */
+	findingsOf(text: string): readonly TextFinding[] {
+		return this.scanned.get(text) ?? NONE;
+	}
 
 	/** One pass over `messages`; a message that cannot be read is left out and listed in `unreadable`. */
 	survey(messages: readonly Message[]): Survey {
-		const { scanned, last } = this;
-		const found: (readonly Found[] | string)[] = [];
+		const { scanned } = this;
+		if (scanned.size > LIMIT) scanned.clear();
 		const missing = new Set<string>();
-		const walk: Walk = { strings: [], found: new Map() };
-		const pending: number[] = [];
-		const strings = walk.strings;
-		const lastStrings = last.strings;
-		// Most histories hold no secret: then no position needs a look-up.
-		const lastFound = last.found.size === 0 ? undefined : last.found;
+		const visible = new Map<string, MappedText>();
+		const texts: MessageTexts[] = [];
+		const strings: string[] = [];
+		/** A text not known to hold no secret: to scan if the memory does not know it. */
+		const unknown = (text: string, known: readonly TextFinding[] | undefined): void => {
+			if (known !== undefined || missing.has(text)) return;
+			missing.add(text);
+			if (!INVISIBLE.test(text)) return;
+			const view = new MappedTextBuilder().source(text).build().withoutInvisible();
+			if (view === undefined) return;
+			visible.set(text, view);
+			if (!scanned.has(view.text)) missing.add(view.text);
+		};
+		/** Asks the memory for `text`; `false` when it is known to hold no secret. */
+		const ask = (text: string): boolean => {
+			const known = scanned.get(text);
+			if (known === NONE) return false;
+			unknown(text, known);
+			return true;
+		};
 		const visit = (value: string): void => {
-			const at = strings.length;
+			const known = scanned.get(value);
+			if (known === NONE) return;
 			strings.push(value);
-			let known: readonly Found[] | undefined;
-			if (lastStrings[at] === value) known = lastFound === undefined ? NONE : (lastFound.get(at) ?? NONE);
-			else known = scanned.get(value);
-			if (known === undefined) {
-				missing.add(value);
-				found.push(value);
-				pending.push(at);
-			} else if (known !== NONE) {
-				found.push(known);
-				walk.found.set(at, known);
-			}
+			unknown(value, known);
 		};
 		const eachString = stringWalker(visit);
 		let readable: Message[] | undefined;
 		const unreadable: { index: number; cause: unknown }[] = [];
 		for (let i = 0; i < messages.length; i++) {
 			const message = messages[i] as Message;
-			const before = { strings: strings.length, found: found.length, pending: pending.length };
+			strings.length = 0;
+			let composed: ProviderText[];
 			try {
 				eachString(message);
-				readable?.push(message);
+				composed = providerTexts(message);
+				if (composed.length > 0) composed = composed.filter((text) => ask(text.text));
 			} catch (cause) {
-				// What was found in it goes too; its unscanned strings may be scanned, harmlessly.
-				for (let at = before.strings; at < strings.length; at++) walk.found.delete(at);
-				strings.length = before.strings;
-				found.length = before.found;
-				pending.length = before.pending;
+				// Its unscanned texts may still be scanned, harmlessly; it is not sent.
 				readable ??= messages.slice(0, i);
 				unreadable.push({ index: i, cause });
+				continue;
 			}
+			const index = readable === undefined ? i : readable.length;
+			readable?.push(message);
+			if (strings.length > 0 || composed.length > 0) texts.push({ index, strings: strings.slice(), composed });
 		}
-		return { readable: readable ?? (messages as Message[]), unreadable, found, missing, walk, pending };
+		return { readable: readable ?? (messages as Message[]), unreadable, texts, missing, visible };
 	}
 
 	/**
-	 * Takes in what the scan of `survey.missing` found (`fresh`: the secrets of each string that holds
-	 * some), resolves the survey's placeholders, and keeps its walk for the next conversion.
+	 * Takes in what the scan of `survey.missing` found (`fresh`: the findings of each text that holds
+	 * some): a text with invisible characters gets, besides its own, the findings of its form
+	 * without them, each spanning the invisible characters inside it.
 	 */
-	learn(survey: Survey, fresh: ReadonlyMap<string, readonly Found[]>): void {
+	learn(survey: Survey, fresh: ReadonlyMap<string, readonly TextFinding[]>): void {
 		const { scanned } = this;
-		if (scanned.size + survey.missing.size > LIMIT) scanned.clear();
-		for (const value of survey.missing) scanned.set(value, fresh.get(value) ?? NONE);
-		const { found, walk, pending } = survey;
-		for (let i = 0; i < found.length; i++) {
-			const entry = found[i];
-			if (typeof entry === "string") found[i] = fresh.get(entry) ?? NONE;
+		for (const text of survey.missing) {
+			const list = fresh.get(text);
+			scanned.set(text, list === undefined || list.length === 0 ? NONE : list);
 		}
-		for (const at of pending) {
-			const list = fresh.get(walk.strings[at] as string);
-			if (list !== undefined && list.length > 0) walk.found.set(at, list);
+		for (const [value, view] of survey.visible) {
+			const viewFindings = fresh.get(view.text);
+			if (viewFindings === undefined || viewFindings.length === 0) continue;
+			const all: TextFinding[] = [...(fresh.get(value) ?? [])];
+			for (const [start, end, kind] of viewFindings) {
+				const pieces = view.pieces(start, end);
+				const first = pieces[0];
+				const last = pieces[pieces.length - 1];
+				if (first !== undefined && last !== undefined) all.push([first.start, last.end, kind]);
+			}
+			scanned.set(value, all);
 		}
-		this.last = walk;
 	}
 }

@@ -10,6 +10,9 @@ const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const HEX = "0123456789abcdef";
 const BASE64 = `${ALNUM}+/`;
+const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const DIGITS = "0123456789";
+const URL_SAFE = `${ALNUM}_-`;
 
 function maker(seed: number) {
 	const next = generator(seed);
@@ -63,6 +66,33 @@ function secretsOfSeed(seed: number): PlantedSecret[] {
 	const dbPassword = `Zq${pick(ALNUM, 14)}`;
 	const basicPassword = `Tx${pick(ALNUM, 12)}`;
 	const mongoPassword = `Mg${pick(ALNUM, 16)}`;
+	// Kinds secretlint 13 reports and 11 does not.
+	const stripeLive = `sk_live_51${pick(ALNUM, 97)}`;
+	const stripeRestricted = `rk_live_51${pick(ALNUM, 60)}`;
+	const gitlab = `glpat-${pick(URL_SAFE, 20)}`;
+	const huggingFace = `hf_${pick(LETTERS, 34)}`;
+	const groq = `gsk_${pick(ALNUM, 52)}`;
+	const notion = `ntn_${pick(DIGITS, 11)}${pick(ALNUM, 35)}`;
+	const docker = `dckr_pat_${pick(URL_SAFE, 27)}`;
+	const figma = `figd_${pick(URL_SAFE, 40)}`;
+	const vercel = `vcp_${pick(ALNUM, 24)}`;
+	const databricks = `dapi${pick(HEX, 32)}`;
+	const grafanaCloud = `glc_${Buffer.from(
+		JSON.stringify({
+			o: pick(DIGITS, 6),
+			n: `stack-${pick(DIGITS, 6)}-hm-read`,
+			k: pick(ALNUM, 24),
+			m: { r: "prod-eu-west-2" },
+		}),
+	)
+		.toString("base64")
+		.replace(/=+$/, "")}`;
+	const grafanaServiceAccount = `glsa_${pick(ALNUM, 32)}_${pick(HEX, 8)}`;
+	const tailscale = `tskey-auth-k${pick(ALNUM, 16)}-${pick(ALNUM, 33)}`;
+	const vault = `hvs.CAESI${pick(URL_SAFE, 100)}`;
+	const cloudflare = `cfut_${pick(ALNUM, 40)}${pick(HEX, 8)}`;
+	const appInstallation = `ghs_${pick(DIGITS, 7)}_eyJ${pick(URL_SAFE, 40)}.eyJ${pick(URL_SAFE, 120)}.${pick(URL_SAFE, 43)}`;
+	const mysqlPassword = `My${pick(ALNUM, 14)}`;
 	return [
 		{ kind: "aws-secret-access-key", text: `export AWS_SECRET_ACCESS_KEY=${awsSecret}`, value: awsSecret },
 		{ kind: "aws-access-key-id", text: `aws_access_key_id = ${awsId}`, value: awsId },
@@ -99,10 +129,39 @@ function secretsOfSeed(seed: number): PlantedSecret[] {
 			text: `MONGO_URI=mongodb+srv://svc_orders:${mongoPassword}@cluster0.ab1cd.mongodb.net/prod`,
 			value: mongoPassword,
 		},
+		{ kind: "stripe-live-secret-key", text: `STRIPE_SECRET_KEY=${stripeLive}`, value: stripeLive },
+		{ kind: "stripe-live-restricted-key", text: `stripe.api_key = "${stripeRestricted}"`, value: stripeRestricted },
+		{ kind: "gitlab-token", text: `GITLAB_TOKEN=${gitlab} glab release create v1`, value: gitlab },
+		{ kind: "hugging-face-token", text: `export HF_TOKEN=${huggingFace}`, value: huggingFace },
+		{ kind: "groq-key", text: `GROQ_API_KEY=${groq}`, value: groq },
+		{ kind: "notion-token", text: `NOTION_TOKEN="${notion}"`, value: notion },
+		{ kind: "docker-token", text: `echo ${docker} | docker login -u acme --password-stdin`, value: docker },
+		{ kind: "figma-token", text: `curl -H 'X-Figma-Token: ${figma}' https://api.figma.com/v1/me`, value: figma },
+		{ kind: "vercel-token", text: `vercel deploy --token ${vercel}`, value: vercel },
+		{ kind: "databricks-token", text: `DATABRICKS_TOKEN=${databricks}`, value: databricks },
+		{ kind: "grafana-cloud-token", text: `GRAFANA_CLOUD_TOKEN=${grafanaCloud}`, value: grafanaCloud },
+		{
+			kind: "grafana-service-account-token",
+			text: `Authorization: Bearer ${grafanaServiceAccount}`,
+			value: grafanaServiceAccount,
+		},
+		{ kind: "tailscale-key", text: `tailscale up --auth-key=${tailscale}`, value: tailscale },
+		{ kind: "vault-token", text: `VAULT_TOKEN=${vault} vault kv get secret/app`, value: vault },
+		{ kind: "cloudflare-token", text: `CLOUDFLARE_API_TOKEN=${cloudflare}`, value: cloudflare },
+		{
+			kind: "github-app-installation-token",
+			text: `git clone https://x-access-token:${appInstallation}@github.com/acme/app.git`,
+			value: appInstallation,
+		},
+		{
+			kind: "mysql-url",
+			text: `MYSQL_URL=mysql://orders_rw:${mysqlPassword}@mysql.internal.acme.io:3306/orders`,
+			value: mysqlPassword,
+		},
 	];
 }
 
-/** 57 secrets of 19 kinds (three of each, from different seeds). */
+/** 108 secrets of 36 kinds (three of each, from different seeds). */
 export const SECRETS: readonly PlantedSecret[] = Object.freeze([
 	...secretsOfSeed(1),
 	...secretsOfSeed(2),
