@@ -4,10 +4,10 @@
  * JSON modes on stderr (pi keeps stdout for its own output there, and sends extensions' stdout writes
  * to stderr anyway).
  */
-import { writeSessionReport } from "../report/html-report.js";
 import { errorText } from "../values.js";
 import { escapeJsonForTerminal } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
+import { writeLlmContextReport } from "./llm-context-report.js";
 import { showPanel } from "./panel.js";
 import type { PiContext } from "./pi-api.js";
 import { type Reporter, showAll } from "./report.js";
@@ -24,7 +24,7 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 	try {
 		const json = args.trim() === "--json";
 		const { messages, entryIds, contextEdits } = sessionHistory(ctx.sessionManager);
-		const { registry, plugins, problems } = host.build("view");
+		const { registry, plugins, problems, redaction } = host.build("view");
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());
@@ -47,14 +47,15 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 			});
 		if (args.trim() === "--html") {
 			const facts = [...lines(PLAIN_WIDTH).slice(0, 2), ...warnings.map((warning) => `warning: ${warning}`)];
-			const where = writeSessionReport({
+			// With redaction on, the report redacts its own text with the conversion's redaction, or is not written.
+			const redacts = redaction !== undefined || host.hardening().redactSecrets === true;
+			const where = await writeLlmContextReport(ctx, {
 				facts,
 				messages,
 				explanation,
 				entryIds,
-				sessionFile: ctx.sessionManager.getSessionFile(),
-				leafId: ctx.sessionManager.getLeafId?.(),
-				cwd: ctx.cwd,
+				contextEdits,
+				redaction: redacts ? { plugin: redaction } : undefined,
 			});
 			write(
 				ctx,

@@ -65,6 +65,8 @@ export interface PiContext {
 	abort(): void;
 	/** The system prompt pi's agent holds, the one the next request sends (both lines' `ExtensionContext`). */
 	getSystemPrompt?(): string;
+	/** pi's current model (both lines' `ExtensionContext`): the next request's, with its context window. */
+	model?: { provider?: unknown; id?: unknown; contextWindow?: unknown } | undefined;
 }
 
 /** The result of a `context` / `context_with_system` handler: the messages to use instead. */
