@@ -301,7 +301,7 @@ async function writeReport(
 			isInstance(error, report.ReportTooLargeError) ||
 			isInstance(error, report.ReportRedactionError)
 		) {
-			throw new CliError(thrownText(error));
+			throw new CliError(error.message);
 		}
 		if (to !== undefined && codeOf(error) !== undefined) {
 			throw new CliError(`cannot write the report to "${to.path}": ${thrownText(error)}`);
