@@ -108,7 +108,7 @@ export function reportSource(input: ReportInput, pass: TextPass = unchanged): Re
 			images: counts.images,
 		},
 		roles: [...roles.values()],
-		window: input.window ?? { why: "the report was not told the model's context window" },
+		window: windowShown(input.window),
 		hidden: (input.contextEdits ?? [])
 			.filter((edit) => edit.effect === "hidden")
 			.map((edit) => pageText(hiddenText(edit))),
@@ -123,6 +123,17 @@ export function reportSource(input: ReportInput, pass: TextPass = unchanged): Re
 		rows: () => historyRows(messages.length, input.entryIds, input.tree, input.contextEdits, pass),
 		taps: () => tapItems(input, pass),
 	};
+}
+
+/** The context window with its names made safe to show (a model's name comes from the history). */
+function windowShown(window: ContextWindow | undefined): ContextWindow {
+	if (window === undefined) return { why: "the report was not told the model's context window" };
+	const shown: ContextWindow = {};
+	if (window.tokens !== undefined) shown.tokens = window.tokens;
+	if (window.model !== undefined) shown.model = pageLabel(window.model, 120);
+	if (window.source !== undefined) shown.source = pageLabel(window.source, 120);
+	if (window.why !== undefined) shown.why = pageText(oneLine(window.why));
+	return shown;
 }
 
 /** The whole data at once (tests, small reports); the writer reads a {@link ReportSource} instead. */

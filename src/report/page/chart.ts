@@ -36,6 +36,7 @@ export function chart(data: ReportData, m: Markup, go: (kind: "out", index: numb
 	);
 	summary.id = "chart-total";
 	summary.setAttribute("data-tokens", String(total));
+	summary.setAttribute("data-messages", String(n));
 	box.appendChild(summary);
 	const said = m.el("p", limit > 0 && total > limit ? "window over" : "window", windowText());
 	said.id = "chart-window";
@@ -84,11 +85,13 @@ export function chart(data: ReportData, m: Markup, go: (kind: "out", index: numb
 		if (limit <= 0) return `No context-window line: ${window.why || "the window is not known"}.`;
 		const name = window.model || "the model";
 		const ratio = total / limit;
+		let passes = 0;
+		while (passes < n && (sums[passes + 1] as number) <= limit) passes++;
 		const share =
 			ratio > 1
-				? `${ratio.toFixed(1)}\u00d7 the window: more than the model takes in one request`
+				? `${ratio.toFixed(1)}\u00d7 the window: more than the model takes in one request (the context passes the window at model message #${passes})`
 				: `${(ratio * 100).toFixed(1)}% of it`;
-		return `Context window of ${name}: ${m.fmt(limit)} tokens (${window.source || "its source not said"}). The model input is ~${m.fmt(total)} tokens, ${share}.`;
+		return `Context window of ${name}: ${m.fmt(limit)} tokens (${window.source || "its source not said"}), the dashed line. The model input is ~${m.fmt(total)} tokens, ${share}.`;
 	}
 
 	/** The first message of each bar in [from, to), and what a bar is. */
@@ -115,8 +118,8 @@ export function chart(data: ReportData, m: Markup, go: (kind: "out", index: numb
 
 	function draw(): void {
 		const { starts, what } = groups();
-		const count = to - from;
-		const x = (i: number): number => (count === 0 ? 0 : ((i - from) / count) * W);
+		// Both charts share one axis: each bar an equal slot, the context line at each bar's end.
+		const slot = starts.length === 0 ? 0 : W / starts.length;
 		const top = Math.max(sums[to] as number, limit, 1);
 		const y = (tokens: number): number => H - (tokens / top) * (H - 6);
 		grown.replaceChildren();
@@ -124,10 +127,10 @@ export function chart(data: ReportData, m: Markup, go: (kind: "out", index: numb
 		grownTitle.textContent = `Estimated tokens of the context up to each model message, #${from} to #${Math.max(from, to - 1)}${limit > 0 ? `, with the ${m.fmt(limit)}-token context window as a line` : ""}`;
 		grown.appendChild(grownTitle);
 		grown.appendChild(m.svg("line", { x1: 0, y1: H, x2: W, y2: H, class: "axis" }));
-		let points = `${x(from).toFixed(1)},${y(sums[from] as number).toFixed(1)}`;
+		let points = `0,${y(sums[from] as number).toFixed(1)}`;
 		for (let g = 0; g < starts.length; g++) {
 			const end = g + 1 < starts.length ? (starts[g + 1] as number) : to;
-			points += ` ${x(end).toFixed(1)},${y(sums[end] as number).toFixed(1)}`;
+			points += ` ${((g + 1) * slot).toFixed(1)},${y(sums[end] as number).toFixed(1)}`;
 		}
 		grown.appendChild(m.svg("polyline", { points, class: "grown" }));
 		if (limit > 0) {
@@ -162,9 +165,9 @@ export function chart(data: ReportData, m: Markup, go: (kind: "out", index: numb
 				}
 			}
 			const rect = m.svg("rect", {
-				x: x(first),
+				x: g * slot,
 				y: H - height,
-				width: Math.max(1, x(end) - x(first) - 1),
+				width: Math.max(1, slot - (slot > 3 ? 1 : 0)),
 				height,
 				class: `fill-${role}`,
 				"data-first": first,
