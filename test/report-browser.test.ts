@@ -294,7 +294,7 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		expect((await cli(["--html", file, session])).code).toBe(0);
 		// The quadratic pass took minutes here; the page's own wait is 120 s, this one 60 s.
 		const page = await context.newPage();
-		await page.goto(pathToFileURL(file).href);
+		await page.goto(pathToFileURL(file).href, { timeout: 60_000 });
 		await page.waitForSelector("body[data-ready=true]", { timeout: 60_000 });
 		expect(await page.locator("#out-0 pre").textContent()).toHaveLength(3_000_002);
 		await page.close();
