@@ -10,7 +10,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createDefaultRegistry } from "../src/preset.js";
 import { jsonForScript, pagePolicy } from "../src/report/html-page.js";
-import { PAGE_SCRIPT } from "../src/report/page/script.js";
+import { pageScript } from "../src/report/page/script.js";
+
+const PAGE_SCRIPT = pageScript();
+
 import { PAGE_STYLE } from "../src/report/page/style.js";
 import { readSession } from "../src/session/read.js";
 import { HOSTILE, PAYLOADS, writeHostileSession } from "./support/hostile-session.js";
@@ -66,7 +69,7 @@ describe("jsonForScript", () => {
 
 describe("reportPage", () => {
 	it("should allow only its own script and style by their SHA-256 hashes, data: images, and nothing else", () => {
-		const policy = pagePolicy();
+		const policy = pagePolicy(PAGE_SCRIPT);
 		expect(policy).toContain("default-src 'none'");
 		expect(policy).toContain(`script-src 'sha256-${sha(PAGE_SCRIPT)}'`);
 		expect(policy).toContain(`style-src 'sha256-${sha(PAGE_STYLE)}'`);
@@ -76,7 +79,7 @@ describe("reportPage", () => {
 
 	it("should inline exactly the hashed script and style, and hold the policy in a meta element", async () => {
 		const page = await hostilePage();
-		expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="${pagePolicy()}">`);
+		expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="${pagePolicy(PAGE_SCRIPT)}">`);
 		expect(page).toContain(`<style>${PAGE_STYLE}</style>`);
 		expect(page).toContain(`<script>${PAGE_SCRIPT}</script>`);
 	});

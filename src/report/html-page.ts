@@ -6,7 +6,6 @@
  * markup: the script shows it as text.
  */
 import { createHash } from "node:crypto";
-import { PAGE_SCRIPT } from "./page/script.js";
 import { PAGE_STYLE } from "./page/style.js";
 import type { ReportList } from "./report-types.js";
 
@@ -14,11 +13,11 @@ import type { ReportList } from "./report-types.js";
 export const cspHash = (text: string): string =>
 	`'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
-/** The page's Content-Security-Policy: its one script and its one style, `data:` images, nothing else. */
-export const pagePolicy = (): string =>
+/** The page's Content-Security-Policy for `script`: that one script and the one style, `data:` images, nothing else. */
+export const pagePolicy = (script: string): string =>
 	[
 		"default-src 'none'",
-		`script-src ${cspHash(PAGE_SCRIPT)}`,
+		`script-src ${cspHash(script)}`,
 		`style-src ${cspHash(PAGE_STYLE)}`,
 		"img-src data:",
 		"base-uri 'none'",
@@ -53,13 +52,13 @@ export const blockStart = (part: "head" | ReportList): string => `<script type="
 
 export const BLOCK_END = "</script>\n";
 
-/** The page up to its data blocks. */
-export function pageStart(): string {
+/** The page up to its data blocks, for the page's `script`. */
+export function pageStart(script: string): string {
 	return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${pagePolicy()}">
+<meta http-equiv="Content-Security-Policy" content="${pagePolicy(script)}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="convert-to-llm --html">
@@ -102,8 +101,8 @@ export function pageStart(): string {
 }
 
 /** The page after its data blocks: the script, which reads them. */
-export function pageEnd(): string {
-	return `<script>${PAGE_SCRIPT}</script>
+export function pageEnd(script: string): string {
+	return `<script>${script}</script>
 </body>
 </html>
 `;

@@ -5,6 +5,7 @@
  * string of the data passes `pass` on its way (the redaction, when it is on).
  */
 import { BLOCK_END, blockStart, pageEnd, pageStart, scriptSafe } from "./html-page.js";
+import { pageScript } from "./page/script.js";
 import type { ReportSource } from "./report-data.js";
 import type { ReportList, TextPass } from "./report-types.js";
 
@@ -45,7 +46,10 @@ const WHAT: Record<ReportList, string> = {
 export function writePage(out: PageOut, source: ReportSource, pass?: TextPass, maxItemChars = MAX_ITEM_CHARS): void {
 	const buffer = new PieceBuffer(out);
 	const json = (item: unknown, what: () => string) => itemJson(item, pass, what, maxItemChars);
-	buffer.add(pageStart());
+	// Built for each page, so that a page module the build broke fails the report, not the loading
+	// of the CLI or the extension (see page/script.ts).
+	const script = pageScript();
+	buffer.add(pageStart(script));
 	buffer.add(blockStart("head"));
 	buffer.add(json(source.head, () => "the report's head"));
 	buffer.add(BLOCK_END);
@@ -69,7 +73,7 @@ export function writePage(out: PageOut, source: ReportSource, pass?: TextPass, m
 		}
 		if (size >= 0) buffer.add(`]${BLOCK_END}`);
 	}
-	buffer.add(pageEnd());
+	buffer.add(pageEnd(script));
 	buffer.flush();
 }
 

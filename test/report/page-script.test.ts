@@ -10,7 +10,7 @@ import { chart } from "../../src/report/page/chart.js";
 import { conversation } from "../../src/report/page/conversation.js";
 import { readData } from "../../src/report/page/data.js";
 import { markup } from "../../src/report/page/markup.js";
-import { PAGE_SCRIPT, pageScript } from "../../src/report/page/script.js";
+import { pageScript } from "../../src/report/page/script.js";
 import { search } from "../../src/report/page/search.js";
 import { sections } from "../../src/report/page/sections.js";
 import { root } from "../fixtures/sessions/run-cli.js";
@@ -19,7 +19,9 @@ const PAGE = join(root, "src/report/page");
 /** The page modules: every file of the folder but the builder and the style sheet. */
 const modules = readdirSync(PAGE).filter((name) => name.endsWith(".ts") && !["script.ts", "style.ts"].includes(name));
 
-describe("PAGE_SCRIPT", () => {
+const PAGE_SCRIPT = pageScript();
+
+describe("pageScript", () => {
 	it("should be the page modules' own functions, called by main in one strict scope", () => {
 		for (const fn of [readData, markup, conversation, chart, sections, search]) {
 			expect(PAGE_SCRIPT).toContain(String(fn));
@@ -56,6 +58,28 @@ describe("PAGE_SCRIPT", () => {
 		};
 		expect(() => pageScript(lowered)).toThrow(/holds "_optionalChain", which the build added/);
 	});
+});
+
+describe("the built page modules", () => {
+	const dist = join(root, "dist");
+	const built = readdirSync(dist).filter((name) => /\.(c?js)$/.test(name));
+	it.each(["readData", "markup", "conversation", "chart", "sections", "search", "main"])(
+		"should hold %s in the ESM and the CommonJS build with no helper of the build in it",
+		(name) => {
+			const found: string[] = [];
+			for (const file of built) {
+				const text = readFileSync(join(dist, file), "utf8");
+				const start = text.indexOf(`\nfunction ${name}(`);
+				if (start === -1) continue;
+				// esbuild writes a top-level function's closing brace alone at the start of a line.
+				const body = text.slice(start, text.indexOf("\n}\n", start) + 3);
+				for (const helper of ["_optionalChain", "_nullishCoalesce", "__name(", "__publicField", "__init"])
+					expect(body, `${file}: ${name}`).not.toContain(helper);
+				found.push(file.endsWith(".cjs") ? "cjs" : "esm");
+			}
+			expect([...new Set(found)].sort()).toEqual(["cjs", "esm"]);
+		},
+	);
 });
 
 describe("the page modules", () => {

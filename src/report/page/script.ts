@@ -58,6 +58,3 @@ export function pageScript(modules: PageModules = MODULES): string {
 	}
 	return script;
 }
-
-/** The page's script, as this build compiled it. */
-export const PAGE_SCRIPT = pageScript();
