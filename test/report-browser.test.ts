@@ -265,6 +265,24 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		);
 		expect(await demo.page.locator("svg.chart-context line.window-line").count()).toBe(1);
 		await demo.page.close();
+		// The demo with --block-images: its image message is marked, beside the custom message it came from.
+		const blocked = await openReport(
+			context,
+			await writeReport({ name: "demo-blocked", args: ["--plugin", PLUGIN, "--block-images", DEMO] }),
+		);
+		const image = blocked.page.locator("#conversation article.msg", { has: blocked.page.locator(".changed") });
+		expect(await image.count()).toBe(1);
+		expect(await image.locator(".changed").textContent()).toBe(
+			"changed after conversion by convert-to-llm:block-images",
+		);
+		const id = (await image.getAttribute("id")) as string;
+		await blocked.page.click(`#${id} .src a[data-go]`);
+		const source = await blocked.page.evaluate(() => document.activeElement?.id ?? "");
+		expect(await besideEachOther(blocked.page, id, source)).toBe(true);
+		await blocked.page.evaluate(() => window.scrollBy(0, -120));
+		const docs = docsShot("report-side-by-side.png");
+		if (docs !== undefined) await blocked.page.screenshot({ path: docs });
+		await blocked.page.close();
 		// The hostile report's hooks: block-images and the hostile plugin's tap each changed a message.
 		const hostile = await openReport(context, await writeReport(cases[2] as Case));
 		const marks = await hostile.page.locator("#conversation .changed").allTextContents();
