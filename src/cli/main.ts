@@ -222,16 +222,14 @@ async function view(
 /**
  * Where `--html` writes (`undefined` for stdout), refused at once when it is a file this run reads:
  * the input (by its path, a symlink or a hard link to it; standard input redirected from it) or a
- * plugin module given as a file.
+ * plugin module given as a file; for stdout, when it is redirected onto one of those.
  */
 function reportPath(
 	io: CliIo,
 	options: CliOptions,
 	report: typeof import("../report/html-report.js"),
 ): { path: string; reads: ReadFile[] } | undefined {
-	if (options.html === "-") return undefined;
 	const spec = options.input as string;
-	const path = options.html === "" ? report.defaultReportPath(spec, io.cwd) : resolve(io.cwd, options.html as string);
 	const reads: ReadFile[] = [];
 	const input = spec === "-" ? report.readDescriptor(0, "stdin") : report.readFile(resolve(io.cwd, spec), spec);
 	if (input !== undefined) reads.push(input);
@@ -240,13 +238,21 @@ function reportPath(
 		const read = existsSync(file) ? report.readFile(file, plugin) : undefined;
 		if (read !== undefined) reads.push(read);
 	}
+	const path =
+		options.html === "-"
+			? undefined
+			: options.html === ""
+				? report.defaultReportPath(spec, io.cwd)
+				: resolve(io.cwd, options.html as string);
 	try {
-		report.refuseRead(path, reads);
+		// Standard output redirected onto the session (`>> s.jsonl`) is refused as a path would be.
+		if (path === undefined) report.refuseReadOutput(1, reads);
+		else report.refuseRead(path, reads);
 	} catch (error) {
 		if (isInstance(error, report.ReportPathError)) throw new CliError(error.message);
 		throw error;
 	}
-	return { path, reads };
+	return path === undefined ? undefined : { path, reads };
 }
 
 /** `--html`: the report, to its file (saying where) or to stdout (`--html=-`). */

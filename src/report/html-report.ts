@@ -14,7 +14,14 @@ import { type PageOut, writePage } from "./report-writer.js";
 export { contextWindowOf, lastModel, type ModelName } from "./context-window.js";
 export type { SessionTree } from "./history-rows.js";
 export type { ReportInput } from "./report-data.js";
-export { type ReadFile, ReportPathError, readDescriptor, readFile, refuseRead } from "./report-file.js";
+export {
+	type ReadFile,
+	ReportPathError,
+	readDescriptor,
+	readFile,
+	refuseRead,
+	refuseReadOutput,
+} from "./report-file.js";
 export { ReportRedactionError } from "./report-redaction.js";
 export { type PageOut, ReportTooLargeError } from "./report-writer.js";
 export { observeTaps } from "./tap-snapshots.js";

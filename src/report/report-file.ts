@@ -68,6 +68,22 @@ export function refuseRead(path: string, reads: readonly ReadFile[]): void {
 }
 
 /**
+ * Throws a {@link ReportPathError} when the descriptor the report goes to (standard output, `fd` 1)
+ * is a file the run reads (`convert-to-llm --html=- s.jsonl >> s.jsonl`).
+ */
+export function refuseReadOutput(fd: number, reads: readonly ReadFile[]): void {
+	const out = readDescriptor(fd, "stdout");
+	if (out === undefined) return;
+	for (const read of reads) {
+		if (read.dev === out.dev && read.ino === out.ino) {
+			throw new ReportPathError(
+				`refusing to write the report to standard output: it is the file the report is made from ("${read.name}"), and writing it would destroy it. Send the report elsewhere.`,
+			);
+		}
+	}
+}
+
+/**
  * Writes a report to `path` with `write`, through a new file beside it that replaces it when
  * complete (a symlink at `path` keeps pointing where it did: its target is replaced); returns the
  * bytes written. Refuses a path that is one of `reads` ({@link refuseRead}) before writing anything;

@@ -1,8 +1,8 @@
 /**
  * A report never overwrites what the run reads: `--html` (and `/llm-context --html`) refuse, in one
  * line and with exit 2, a path that is the session by its name, through a symlink or a hard link, the
- * default name of an input that ends in `.html`, standard input's file, or a plugin module; the input
- * is byte for byte as it was.
+ * default name of an input that ends in `.html`, standard input's file, standard output redirected
+ * onto the session, or a plugin module; the input is byte for byte as it was.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -114,6 +114,25 @@ describe("convert-to-llm --html and the files it reads", () => {
 			);
 		} finally {
 			closeSync(stdin);
+		}
+		expect(sha(file)).toBe(before);
+	});
+
+	it("should refuse standard output redirected onto the session (--html=- s.jsonl >> s.jsonl)", () => {
+		const { dir, file, before } = sessionCopy();
+		const stdout = openSync(file, "a");
+		try {
+			const run = spawnSync(process.execPath, [join(root, "dist/cli.js"), "--html=-", file], {
+				cwd: dir,
+				stdio: ["ignore", stdout, "pipe"],
+				encoding: "utf8",
+			});
+			expect(run.status).toBe(2);
+			expect(run.stderr).toMatch(
+				/^convert-to-llm: refusing to write the report to standard output: it is the file the report is made from \(".*s\.jsonl"\)/,
+			);
+		} finally {
+			closeSync(stdout);
 		}
 		expect(sha(file)).toBe(before);
 	});
