@@ -56,7 +56,7 @@ export function* historyRows(
 		const history = byEntry.get(entry.id) ?? [];
 		for (const i of history) covered.add(i);
 		const row: HistoryRow = { entry: pageLabel(entry.id, 40), type: pageLabel(entry.type, 40), history };
-		const text = describeEntry(entry);
+		const text = describeEntry(entry, pass);
 		if (text !== undefined) row.text = text;
 		const branches = children.get(entry.id) ?? 0;
 		if (branches > 1) row.branches = branches;
@@ -108,7 +108,7 @@ function stateOf(entry: SessionEntry, hidden: ReadonlyMap<string, string>, befor
 }
 
 /** A line for an entry that is not a message (its main field), or `undefined` for a message. */
-function describeEntry(entry: SessionEntry): string | undefined {
+function describeEntry(entry: SessionEntry, pass: TextPass): string | undefined {
 	const fields = entry as unknown as Record<string, unknown>;
 	switch (entry.type) {
 		case "message":
@@ -125,7 +125,8 @@ function describeEntry(entry: SessionEntry): string | undefined {
 		case "context_edit":
 			return `context_edit of entry ${pageLabel(fields.targetId, 40)}: ${fields.replacement === null ? "hide it" : "replace its content"}`;
 		case "label":
-			return `label ${pageLabel(fields.label, 60)} on entry ${pageLabel(fields.targetId, 40)}`;
+			// A label is the user's own text: whole through `pass` before it is cut.
+			return `label ${pageLabel(typeof fields.label === "string" ? pass(fields.label) : fields.label, 60)} on entry ${pageLabel(fields.targetId, 40)}`;
 		case "custom":
 			return `custom ${pageLabel(fields.customType, 40)} (never sent)`;
 		default:
