@@ -1,18 +1,21 @@
 /// <reference lib="dom" />
 /**
  * The HTML report in a real browser (headless Debian Chromium through playwright-core): the demo
- * session, a pi 1.6.0 session with system messages and context_edits, a hostile session, and a
- * 100,000-entry session. Each opens from file:// with no console error, no request but its own
- * file, no script from the history, every model message present and linked to its history message
- * and back, the chart's total equal to the CLI footer's, and no serious or critical axe-core
- * violation in light or dark mode. Screenshots go to test-artifacts/; the demo's to docs/ as well
- * when it is missing or UPDATE_SCREENSHOTS=1.
+ * session, a pi 1.6.0 session with system messages and context_edits, a hostile session, a session
+ * whose text would make a quadratic markup pass take minutes, and a 100,000-entry session. Each opens
+ * from file:// with no console error, no request but its own file, no script from the history, every
+ * model message present beside its history message and linked both ways, a marker naming the hook on
+ * every message a hook changed, the chart's total equal to the CLI footer's with the model's context
+ * window as a line, and no serious or critical axe-core violation in light or dark mode. Screenshots
+ * go to test-artifacts/; the demo's and the large session's to docs/ as well when missing or
+ * UPDATE_SCREENSHOTS=1.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeLargeSession } from "./fixtures/sessions/large-session.js";
@@ -105,9 +108,10 @@ const foreignElements = (page: Page): Promise<string[]> =>
 			if (tag === "a" && !(node.getAttribute("href") ?? "").startsWith("#"))
 				found.push(`a href=${node.getAttribute("href")}`);
 		}
-		if (document.scripts.length !== 2) found.push(`${document.scripts.length} scripts`);
+		// The data blocks are read and removed: the page's own script is the one left.
+		if (document.scripts.length !== 1) found.push(`${document.scripts.length} scripts`);
 		if (document.querySelectorAll("style").length !== 1) found.push("another style element");
-		if (document.querySelectorAll("svg").length !== 1) found.push("another svg");
+		if (document.querySelectorAll("svg").length !== 2) found.push("another svg");
 		return found;
 	});
 
@@ -115,6 +119,30 @@ function screenshotPath(name: string): string {
 	mkdirSync(ARTIFACTS, { recursive: true });
 	return join(ARTIFACTS, `report-${name}.png`);
 }
+
+/** Whether the docs' copy of a screenshot is to be (re)made. */
+const docsShot = (name: string): string | undefined => {
+	const path = join(root, "docs", name);
+	return process.env.UPDATE_SCREENSHOTS === "1" || !existsSync(path) ? path : undefined;
+};
+
+/** Whether `#a` and `#b` are in one row of the two columns, both on the screen. */
+const besideEachOther = (page: Page, a: string, b: string): Promise<boolean> =>
+	page.evaluate(
+		([first, second]) => {
+			const x = document.getElementById(first as string);
+			const y = document.getElementById(second as string);
+			if (!x || !y) return false;
+			const row = x.closest("li.pair");
+			if (row === null || row !== y.closest("li.pair")) return false;
+			const seen = (el: Element) => {
+				const box = el.getBoundingClientRect();
+				return box.bottom > 0 && box.top < window.innerHeight;
+			};
+			return seen(x) && seen(y);
+		},
+		[a, b],
+	);
 
 describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 	let context: BrowserContext;
@@ -158,9 +186,9 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 			expect(await opened.page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
 		});
 
-		it("should show every model message, each linked to the history message it came from and back", async () => {
+		it("should show every model message beside the history message it came from, linked both ways", async () => {
 			const { page } = opened;
-			expect(await page.locator("#output article.msg").count()).toBe(Math.min(100, expected.count));
+			expect(await page.locator("#conversation .side-out article.msg").count()).toBe(expected.count);
 			const links = await page.evaluate(() => {
 				const out: Record<string, string[]> = {};
 				for (const a of Array.from(document.querySelectorAll("a[data-go]"))) {
@@ -182,13 +210,19 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 			const first = expected.outputs.findIndex((outputs) => outputs.length > 0);
 			await page.click(`#out-${expected.outputs[first]?.[0]} a[data-go="hist:${first}"]`);
 			expect(await page.evaluate(() => document.activeElement?.id)).toBe(`hist-${first}`);
+			let last = expected.outputs.length - 1;
+			while (last > 0 && (expected.outputs[last] as number[]).length === 0) last--;
+			const lastOut = expected.outputs[last]?.at(-1) as number;
+			await page.click(`#hist-${last} a[data-go="out:${lastOut}"]`);
+			expect(await page.evaluate(() => document.activeElement?.id)).toBe(`out-${lastOut}`);
+			expect(await besideEachOther(page, `out-${lastOut}`, `hist-${last}`)).toBe(true);
 		});
 
 		it("should draw the chart with the CLI footer's token total", async () => {
 			const total = opened.page.locator("#chart-total");
 			expect(Number(await total.getAttribute("data-tokens"))).toBe(expected.tokens);
 			expect(await total.textContent()).toContain(`~${expected.tokens.toLocaleString("en-US")} tokens`);
-			expect(await opened.page.locator("svg.chart rect").count()).toBe(Math.min(400, expected.count));
+			expect(await opened.page.locator("svg.chart-bars rect").count()).toBe(Math.min(400, expected.count));
 		});
 
 		it("should have no serious or critical accessibility violation, in light and in dark mode", async () => {
@@ -197,12 +231,8 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 			await page.evaluate(() => window.scrollTo(0, 0));
 			expect(await axeViolations(page)).toEqual([]);
 			await page.screenshot({ path: screenshotPath(`${item.name}-light`) });
-			if (
-				item.name === "demo" &&
-				(process.env.UPDATE_SCREENSHOTS === "1" || !existsSync(join(root, "docs", "report-demo.png")))
-			) {
-				await page.screenshot({ path: join(root, "docs", "report-demo.png") });
-			}
+			const docs = item.name === "demo" ? docsShot("report-demo.png") : undefined;
+			if (docs !== undefined) await page.screenshot({ path: docs });
 			await page.emulateMedia({ colorScheme: "dark" });
 			expect(await axeViolations(page)).toEqual([]);
 			await page.screenshot({ path: screenshotPath(`${item.name}-dark`) });
@@ -226,6 +256,67 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		expect(text).toContain("content replaced by context_edit e0000002");
 		await pi1.page.close();
 	});
+
+	it("should draw the demo's context-window line from pi-ai's model table, and mark the messages a hook changed", async () => {
+		const demo = await openReport(context, await writeReport(cases[0] as Case));
+		expect(await demo.page.getAttribute("#chart-window", "data-window")).toBe("200000");
+		expect(await demo.page.textContent("#chart-window")).toContain(
+			"Context window of anthropic/claude-sonnet-4-5: 200,000 tokens",
+		);
+		expect(await demo.page.locator("svg.chart-context line.window-line").count()).toBe(1);
+		await demo.page.close();
+		// The demo with --block-images: its image message is marked, beside the custom message it came from.
+		const blocked = await openReport(
+			context,
+			await writeReport({ name: "demo-blocked", args: ["--plugin", PLUGIN, "--block-images", DEMO] }),
+		);
+		const image = blocked.page.locator("#conversation article.msg", { has: blocked.page.locator(".changed") });
+		expect(await image.count()).toBe(1);
+		expect(await image.locator(".changed").textContent()).toBe(
+			"changed after conversion by convert-to-llm:block-images",
+		);
+		const id = (await image.getAttribute("id")) as string;
+		await blocked.page.click(`#${id} .src a[data-go]`);
+		const source = await blocked.page.evaluate(() => document.activeElement?.id ?? "");
+		expect(await besideEachOther(blocked.page, id, source)).toBe(true);
+		await blocked.page.evaluate(() => window.scrollBy(0, -120));
+		const docs = docsShot("report-side-by-side.png");
+		if (docs !== undefined) await blocked.page.screenshot({ path: docs });
+		await blocked.page.close();
+		// The hostile report's hooks: block-images and the hostile plugin's tap each changed a message.
+		const hostile = await openReport(context, await writeReport(cases[2] as Case));
+		const marks = await hostile.page.locator("#conversation .changed").allTextContents();
+		expect(marks.length).toBeGreaterThan(0);
+		expect(marks.some((mark) => mark.includes("convert-to-llm:block-images"))).toBe(true);
+		expect(marks.every((mark) => mark.startsWith("changed after conversion by "))).toBe(true);
+		const tapped = await hostile.page.evaluate(() => document.querySelectorAll("#taps li.row details").length);
+		expect(tapped).toBeGreaterThanOrEqual(marks.length);
+		await hostile.page.close();
+	});
+
+	it("should draw text in time linear in it: 3 MB of ⟨U+ with one ⟩ at the end", async () => {
+		const session = join(work, "marks.jsonl");
+		const T = "2025-01-31T12:00:00.000Z";
+		const lines = [
+			{ type: "session", version: 3, id: "s", timestamp: T, cwd: "/p" },
+			{
+				type: "message",
+				id: "m1",
+				parentId: null,
+				timestamp: T,
+				message: { role: "user", content: `${"⟨U+".repeat(1_000_000)}x⟩`, timestamp: 1 },
+			},
+		];
+		writeFileSync(session, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+		const file = join(work, "marks.html");
+		expect((await cli(["--html", file, session])).code).toBe(0);
+		// The quadratic pass took minutes here; the page's own wait is 120 s, this one 60 s.
+		const page = await context.newPage();
+		await page.goto(pathToFileURL(file).href, { timeout: 60_000 });
+		await page.waitForSelector("body[data-ready=true]", { timeout: 60_000 });
+		expect(await page.locator("#out-0 pre").textContent()).toHaveLength(3_000_002);
+		await page.close();
+	}, 120_000);
 
 	it("should show the hostile session's text as text: payloads readable, bidi and invisible characters marked", async () => {
 		const { page } = await openReport(context, await writeReport(cases[2] as Case));
@@ -270,7 +361,7 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		expect(await page.evaluate(() => document.activeElement?.id)).toBe("out-1");
 		await page.keyboard.press("k");
 		expect(await page.evaluate(() => document.activeElement?.id)).toBe("out-0");
-		const fold = page.locator("#output button.fold").first();
+		const fold = page.locator("#conversation .side-out button.fold").first();
 		expect(await fold.getAttribute("aria-expanded")).toBe("false");
 		const box = fold.locator("xpath=..");
 		expect(await box.locator("pre").textContent()).not.toContain("119 ");
@@ -280,7 +371,7 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		await page.close();
 	});
 
-	it("should open a 100,000-entry session, a page of messages at a time, and reach its last message", async () => {
+	it("should open a 100,000-entry session a page of rows at a time, chart it by turns against its context window, and zoom to its last message", async () => {
 		const session = join(work, "large.jsonl");
 		const { bytes: sessionBytes } = writeLargeSession(session, 100_000);
 		const file = join(work, "large.html");
@@ -294,15 +385,31 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 			const fcp = performance.getEntriesByName("first-contentful-paint")[0];
 			return fcp === undefined ? -1 : Math.round(fcp.startTime);
 		});
-		const count = await page.evaluate(
-			() => JSON.parse(document.getElementById("report-data")?.textContent ?? "{}").output.length as number,
-		);
+		const count = Number(await page.getAttribute("#chart-total", "data-messages"));
 		expect(count).toBeGreaterThan(50_000);
-		expect(await page.locator("#output article.msg").count()).toBe(100);
-		// The last bar leads to the last page.
-		await page.locator("svg.chart rect").last().click();
-		const target = await page.evaluate(() => document.activeElement?.id ?? "");
-		expect(Number(target.slice(4))).toBeGreaterThan(count - 200);
+		expect(await page.locator("#conversation li.pair").count()).toBe(100);
+		// Readable at this size: at most 400 bars, by turns, and a line at the model's window, which
+		// this session's ~900k estimated tokens pass.
+		expect(await page.locator("svg.chart-bars rect").count()).toBeLessThanOrEqual(400);
+		expect(await page.textContent("#chart-range")).toMatch(/each bar \d+ turns/);
+		expect(await page.getAttribute("#chart-window", "data-window")).toBe("200000");
+		expect(await page.locator("#chart-window.over").count()).toBe(1);
+		const docs = docsShot("report-large.png");
+		if (docs !== undefined) await page.screenshot({ path: docs });
+		// The last bar zooms in, until a bar is one message; that one goes to it, beside its entry.
+		let target = "";
+		for (let zoom = 0; zoom < 6 && !target.startsWith("out-"); zoom++) {
+			await page.locator("svg.chart-bars rect").last().click();
+			target = await page.evaluate(() => document.activeElement?.id ?? "");
+		}
+		expect(await page.textContent("#chart-range")).toContain("zoomed in");
+		expect(Number(target.slice(4))).toBe(count - 1);
+		const source = await page.evaluate((id) => {
+			const link = document.querySelector(`#${id} .src a[data-go]`);
+			return link === null ? "" : (link.getAttribute("data-go") as string).replace(":", "-");
+		}, target);
+		expect(await besideEachOther(page, target, source)).toBe(true);
+		await page.screenshot({ path: screenshotPath("large-last") });
 		const figures = {
 			sessionBytes,
 			reportBytes: statSync(file).size,

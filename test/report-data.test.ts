@@ -37,7 +37,7 @@ async function dataOf(
 		explanation,
 		entryIds: read.entryIds,
 		contextEdits: read.contextEdits,
-		tree: { session: read.session, leafId: read.leafId },
+		tree: { entries: read.session.entries, leafId: read.leafId },
 		snapshots,
 	});
 }

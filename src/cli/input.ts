@@ -16,6 +16,7 @@ import { NOT_JSON, tryParse } from "../session/parse.js";
 import { omittedText } from "../session/problems.js";
 import type { ReadSessionResult } from "../session/read.js";
 import { latestCompaction, type ReadAt } from "../session/slim.js";
+import type { SessionEntry } from "../session/types.js";
 import { isInstance, isJsonObject } from "../values.js";
 import { CliError, codeOf } from "./cli-error.js";
 import { InputLines, type StreamedInput } from "./input-lines.js";
@@ -40,6 +41,8 @@ export interface LoadedInput {
 		thinkingLevel: string;
 		/** What the session's `context_edit` entries hid or replaced. */
 		contextEdits: ContextEditEffect[];
+		/** Every entry as read (slim before the latest compaction's kept entry), when `InputSource.tree` asked for them. */
+		tree?: { entries: readonly SessionEntry[]; leafId: string | null };
 	};
 }
 
@@ -55,6 +58,8 @@ export interface InputSource {
 	leaf: string | undefined;
 	/** The most bytes read (`--max-input`). */
 	maxBytes: number;
+	/** Keep a session's entries in the result (`session.tree`), for the report's history column. */
+	tree?: boolean;
 	/**
 	 * How a long session file is read on two threads (see parallel-read.ts): the smallest file to
 	 * split (8 MiB), the most of it the start takes (`START_SHARE`, 0.48), and what reads the start (a worker
@@ -79,12 +84,14 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		const hint = source.spec === "-" ? undefined : compactionHint(source);
 		if (hint?.plan !== undefined) {
 			const read = await inParallel(source, name, hint.plan, hint.runStart);
-			if (read?.kind === "session") return fromSession(read.result, name, source.leaf);
-			if (read?.kind === "again") return fromStream(await streamed(source, name, undefined), name, source.leaf);
+			if (read?.kind === "session") return fromSession(read.result, name, source.leaf, source.tree);
+			if (read?.kind === "again") {
+				return fromStream(await streamed(source, name, undefined), name, source.leaf, source.tree);
+			}
 		}
 		let input = await streamed(source, name, hint?.keptId);
 		if (input.kind === "again") input = await streamed(source, name, undefined);
-		return fromStream(input, name, source.leaf);
+		return fromStream(input, name, source.leaf, source.tree);
 	} catch (error) {
 		if (isInstance(error, InvalidSessionError)) throw new CliError(error.message);
 		if (codeOf(error) === "ERR_STRING_TOO_LONG" || isStringLimit(error)) {
@@ -171,9 +178,9 @@ async function* chunksOf(source: InputSource): AsyncGenerator<unknown> {
 	yield raw;
 }
 
-function fromStream(input: StreamedInput, name: string, leaf: string | undefined): LoadedInput {
+function fromStream(input: StreamedInput, name: string, leaf: string | undefined, tree?: boolean): LoadedInput {
 	if (input.kind === "again") throw new Error("a session read without slim entries cannot send one");
-	if (input.kind === "session") return fromSession(input.result, name, leaf);
+	if (input.kind === "session") return fromSession(input.result, name, leaf, tree);
 	if (input.kind === "jsonl") return { kind: "jsonl", name, messages: input.messages, problems: input.problems };
 	return fromText(input.text, input.first, name, leaf);
 }
@@ -224,7 +231,7 @@ function describe(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-function fromSession(result: ReadSessionResult, name: string, leaf: string | undefined): LoadedInput {
+function fromSession(result: ReadSessionResult, name: string, leaf: string | undefined, tree?: boolean): LoadedInput {
 	// A person typed --leaf: an id the file does not have is refused, where the library falls back as pi does.
 	if (leaf !== undefined && result.problemCounts.some((count) => count.kind === "unknown-leaf")) {
 		const last = result.session.entries.at(-1)?.id;
@@ -246,6 +253,7 @@ function fromSession(result: ReadSessionResult, name: string, leaf: string | und
 			model: result.model,
 			thinkingLevel: result.thinkingLevel,
 			contextEdits: result.contextEdits,
+			...(tree === true ? { tree: { entries: result.session.entries, leafId: result.leafId } } : {}),
 		},
 	};
 }

@@ -1,14 +1,16 @@
 /**
  * `convert-to-llm [options] <file | ->`: what the model sees of a pi history, and why.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { version } from "../../package.json";
 import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
+import { REDACT_SECRETS_PLUGIN } from "../filters/redact-secrets.js";
 import { blockImages } from "../hooks/block-images.js";
 import { createDefaultRegistry } from "../preset.js";
-import type { Explanation, Registry } from "../registry/types.js";
+import type { Explanation, Plugin, Registry } from "../registry/types.js";
+import type { ReadFile } from "../report/report-file.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
 import { errorText, isInstance, textOf } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
@@ -19,7 +21,6 @@ import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
-import { readFileBounded } from "./read-input.js";
 import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -87,6 +88,10 @@ async function run(io: CliIo): Promise<number> {
 	const options = parseCliArgs(io.argv);
 	if (options.help) return write(io, HELP);
 	if (options.version) return write(io, `${version}\n`);
+	// What only --html needs is loaded here; a report that would overwrite what the run reads is
+	// refused before anything is read.
+	const report = options.html === undefined ? undefined : await import("../report/html-report.js");
+	const reportTo = report === undefined ? undefined : reportPath(io, options, report);
 	const input = await loadInput({
 		spec: options.input as string,
 		cwd: io.cwd,
@@ -94,6 +99,8 @@ async function run(io: CliIo): Promise<number> {
 		stdin: io.stdin,
 		leaf: options.leaf,
 		maxBytes: options.maxInput,
+		// The report's history column shows the session's path: its entries come from this one read.
+		tree: report !== undefined,
 	});
 	const loaded = await loadPlugins(
 		options.plugins,
@@ -104,7 +111,7 @@ async function run(io: CliIo): Promise<number> {
 			),
 		options.timeout,
 	);
-	const registry = createRegistryFor(options, loaded, io);
+	const { registry, redaction } = createRegistryFor(options, loaded, io);
 	// Raw texts: only the warnings shown are made into lines.
 	const warnings: string[] = [...input.problems];
 	if (options.strict && warnings.length > 0) {
@@ -151,8 +158,6 @@ async function run(io: CliIo): Promise<number> {
 		writeWarnings(io, warnings, false);
 		return code;
 	}
-	// What only the view, --explain and --html need is loaded here, not before `--json` runs.
-	const report = options.html === undefined ? undefined : await import("../report/html-report.js");
 	// A report's registry is this run's own: it may observe each post-conversion tap.
 	const snapshots = report?.observeTaps(registry);
 	// The view names the source of each output, so it always runs explain (its output is convert's).
@@ -162,7 +167,10 @@ async function run(io: CliIo): Promise<number> {
 		throw new CliError(`${warnings[0]} (--strict)`, ExitCode.PROBLEM);
 	}
 	if (report !== undefined) {
-		const code = writeReport(io, options, input, loaded, explanation, snapshots, report);
+		const code = await writeReport(io, options, input, loaded, explanation, snapshots, report, {
+			to: reportTo,
+			redaction,
+		});
 		writeWarnings(io, warnings, true);
 		return options.strict && explanation.errors.length > 0 ? ExitCode.PROBLEM : code;
 	}
@@ -211,8 +219,44 @@ async function view(
 	return lines.map((line) => fitStyled(line, terminal, columns));
 }
 
+/**
+ * Where `--html` writes (`undefined` for stdout), refused at once when it is a file this run reads:
+ * the input (by its path, a symlink or a hard link to it; standard input redirected from it) or a
+ * plugin module given as a file; for stdout, when it is redirected onto one of those.
+ */
+function reportPath(
+	io: CliIo,
+	options: CliOptions,
+	report: typeof import("../report/html-report.js"),
+): { path: string; reads: ReadFile[] } | undefined {
+	const spec = options.input as string;
+	const reads: ReadFile[] = [];
+	const input = spec === "-" ? report.readDescriptor(0, "stdin") : report.readFile(resolve(io.cwd, spec), spec);
+	if (input !== undefined) reads.push(input);
+	for (const plugin of options.plugins) {
+		const file = resolve(io.cwd, plugin);
+		const read = existsSync(file) ? report.readFile(file, plugin) : undefined;
+		if (read !== undefined) reads.push(read);
+	}
+	const path =
+		options.html === "-"
+			? undefined
+			: options.html === ""
+				? report.defaultReportPath(spec, io.cwd)
+				: resolve(io.cwd, options.html as string);
+	try {
+		// Standard output redirected onto the session (`>> s.jsonl`) is refused as a path would be.
+		if (path === undefined) report.refuseReadOutput(1, reads);
+		else report.refuseRead(path, reads);
+	} catch (error) {
+		if (isInstance(error, report.ReportPathError)) throw new CliError(error.message);
+		throw error;
+	}
+	return path === undefined ? undefined : { path, reads };
+}
+
 /** `--html`: the report, to its file (saying where) or to stdout (`--html=-`). */
-function writeReport(
+async function writeReport(
 	io: CliIo,
 	options: CliOptions,
 	input: LoadedInput,
@@ -220,34 +264,56 @@ function writeReport(
 	explanation: Explanation,
 	snapshots: TapSnapshots | undefined,
 	report: typeof import("../report/html-report.js"),
-): number {
-	const { defaultReportPath, htmlReport, sessionTree } = report;
-	const spec = options.input as string;
-	const tree =
-		input.kind === "session" && spec !== "-"
-			? sessionTree(readFileBounded(spec, io.cwd, options.maxInput), options.leaf)
-			: undefined;
-	const page = htmlReport({
+	where: { to: { path: string; reads: ReadFile[] } | undefined; redaction: Plugin | undefined },
+): Promise<number> {
+	const { to, redaction } = where;
+	const reportInput = {
 		title: input.name,
 		facts: header(input, loaded, options, createStyle(false)),
 		messages: input.messages,
 		explanation,
 		entryIds: input.session?.entryIds,
 		contextEdits: input.session?.contextEdits,
-		tree,
+		tree: input.session?.tree,
 		snapshots,
 		problems: input.problems,
 		problemText: warningText,
-	});
-	if (options.html === "-") return write(io, page);
-	const path = options.html === "" ? defaultReportPath(spec, io.cwd) : resolve(io.cwd, options.html as string);
+		window: await report.contextWindowOf(input.session?.model ?? report.lastModel(input.messages)),
+	};
+	const redact = redaction === undefined ? undefined : { plugin: redaction };
+	let stopped: number | undefined;
 	try {
-		writeFileSync(path, page);
+		if (to === undefined) {
+			const out = {
+				write(text: string) {
+					if (stopped !== undefined) return;
+					try {
+						io.stdout.write(text);
+					} catch (error) {
+						stopped = outputFailed(error);
+					}
+				},
+			};
+			await report.writeHtmlReport(reportInput, { out }, redact);
+			return stopped ?? ExitCode.OK;
+		}
+		const { bytes } = await report.writeHtmlReport(reportInput, to, redact);
+		const size = `${(bytes / 1024).toFixed(1)} KB`;
+		return write(io, `wrote ${to.path} (${size}); open it in a browser: ${pathToFileURL(to.path).href}\n`);
 	} catch (error) {
-		throw new CliError(`cannot write the report to "${path}": ${thrownText(error)}`);
+		if (isInstance(error, CliError)) throw error;
+		if (
+			isInstance(error, report.ReportPathError) ||
+			isInstance(error, report.ReportTooLargeError) ||
+			isInstance(error, report.ReportRedactionError)
+		) {
+			throw new CliError(error.message);
+		}
+		if (to !== undefined && codeOf(error) !== undefined) {
+			throw new CliError(`cannot write the report to "${to.path}": ${thrownText(error)}`);
+		}
+		throw error;
 	}
-	const size = `${(Buffer.byteLength(page) / 1024).toFixed(1)} KB`;
-	return write(io, `wrote ${path} (${size}); open it in a browser: ${pathToFileURL(path).href}\n`);
 }
 
 /**
@@ -309,8 +375,14 @@ function outputFailed(error: unknown): number {
 	throw writeFailed(error);
 }
 
-function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[], place: CliPlace): Registry {
+/** The run's registry, and the `redactSecrets` plugin it uses, if any (the report redacts its own text with it). */
+function createRegistryFor(
+	options: CliOptions,
+	loaded: readonly LoadedPlugins[],
+	place: CliPlace,
+): { registry: Registry; redaction: Plugin | undefined } {
 	const registry = createDefaultRegistry({ strict: options.strict, asyncTimeoutMs: options.timeout });
+	let redaction: Plugin | undefined;
 	for (const { spec, plugins } of loaded) {
 		for (const plugin of plugins) {
 			try {
@@ -318,11 +390,15 @@ function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]
 			} catch (error) {
 				throw new CliError(`plugin "${nameOf(plugin)}" from "${spec}" failed to apply: ${thrownText(error)}`);
 			}
+			if (nameOf(plugin) === REDACT_SECRETS_PLUGIN) redaction = plugin;
 		}
 	}
 	if (options.blockImages) registry.use(blockImages({ enabled: true }));
-	for (const plugin of filterPlugins(options, place)) registry.use(plugin);
-	return registry;
+	for (const plugin of filterPlugins(options, place)) {
+		registry.use(plugin);
+		if (plugin.name === REDACT_SECRETS_PLUGIN) redaction = plugin;
+	}
+	return { registry, redaction };
 }
 
 /** A plugin's name, read again after it was checked: a getter may throw now. */

@@ -5,10 +5,10 @@
  * to stderr anyway).
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { writeSessionReport } from "../report/html-report.js";
 import { errorText } from "../values.js";
 import { escapeJsonForTerminal, oneLine } from "../view/style.js";
 import { EXTENSION_NAME, type Host } from "./host.js";
+import { writeLlmContextReport } from "./llm-context-report.js";
 import { type NextSystem, pendingSystemMessage } from "./next-system.js";
 import { showPanel } from "./panel.js";
 import type { PiContext } from "./pi-api.js";
@@ -66,7 +66,7 @@ export async function runCommand(
 				}
 			} else beside = { prompt: await system.preview(next.prompt), tools: next.tools };
 		}
-		const { registry, plugins, problems } = host.build("view");
+		const { registry, plugins, problems, redaction } = host.build("view");
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());
@@ -91,14 +91,15 @@ export async function runCommand(
 		if (args.trim() === "--html") {
 			const facts = [...lines(PLAIN_WIDTH).slice(0, 2), ...warnings.map((warning) => `warning: ${warning}`)];
 			if (beside !== undefined) facts.push(besideFact(beside));
-			const where = writeSessionReport({
+			// With redaction on, the report redacts its own text with the conversion's redaction, or is not written.
+			const redacts = redaction !== undefined || host.hardening().redactSecrets === true;
+			const where = await writeLlmContextReport(ctx, {
 				facts,
 				messages,
 				explanation,
 				entryIds,
-				sessionFile: ctx.sessionManager.getSessionFile(),
-				leafId: ctx.sessionManager.getLeafId?.(),
-				cwd: ctx.cwd,
+				contextEdits,
+				redaction: redacts ? { plugin: redaction } : undefined,
 			});
 			write(
 				ctx,

@@ -4,7 +4,7 @@
  * and again only when an offer or the configuration changes; every request then just calls it.
  */
 
-import { pruneMessages, redactSecrets, trimToTokens } from "../filters/index.js";
+import { pruneMessages, REDACT_SECRETS_PLUGIN, redactSecrets, trimToTokens } from "../filters/index.js";
 import { BLOCK_IMAGES_PLUGIN, blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
 import { ConvertToLlmError, type Plugin, type Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
@@ -30,6 +30,8 @@ export interface BuiltRegistry {
 	plugins: readonly OfferedPlugin[];
 	/** What to tell the user about the build: plugins left out, and duplicates used once. */
 	problems: readonly string[];
+	/** The `redactSecrets` plugin the registry uses (a switch's or an offered one), which the HTML report redacts its own text with. */
+	redaction?: Plugin | undefined;
 	/** Whether an offered plugin meant to apply is left out (its `apply` threw, or it conflicts with a switch): `strict` withholds then. A duplicate used once is not. */
 	degraded: boolean;
 }
@@ -185,7 +187,7 @@ function tryBuild(
 	items: readonly OfferedPlugin[],
 	switched: () => Plugin[],
 	asyncTimeoutMs: number,
-): { registry: Registry; plugins: OfferedPlugin[] } | { culprit: OfferedPlugin; why: string } {
+): { registry: Registry; plugins: OfferedPlugin[]; redaction?: Plugin } | { culprit: OfferedPlugin; why: string } {
 	const registry = createDefaultRegistry({ asyncTimeoutMs });
 	const plugins: OfferedPlugin[] = [];
 	for (const item of items) {
@@ -197,8 +199,12 @@ function tryBuild(
 		}
 	}
 	try {
-		for (const plugin of switched()) registry.use(plugin);
-		return { registry, plugins };
+		let redaction = plugins.find((item) => nameOf(item.plugin) === REDACT_SECRETS_PLUGIN)?.plugin;
+		for (const plugin of switched()) {
+			registry.use(plugin);
+			if (plugin.name === REDACT_SECRETS_PLUGIN) redaction = plugin;
+		}
+		return { registry, plugins, redaction };
 	} catch (error) {
 		// A switch's plugin cannot join these: find the offered plugin it cannot stand beside.
 		for (const item of plugins) {
@@ -215,6 +221,15 @@ function tryBuild(
 			}
 		}
 		throw error;
+	}
+}
+
+/** A plugin's name, read again (an offered plugin's getter may throw now). */
+function nameOf(plugin: Plugin): unknown {
+	try {
+		return plugin.name;
+	} catch {
+		return undefined;
 	}
 }
 

@@ -67,6 +67,8 @@ export interface PiContext {
 	getSystemPrompt?(): string;
 	/** How pi builds its system prompt (a command's ctx; pi 1.x's `hiddenTools` are left out of every request). */
 	getSystemPromptOptions?(): unknown;
+	/** pi's current model (both lines' `ExtensionContext`): the next request's, with its context window. */
+	model?: { provider?: unknown; id?: unknown; contextWindow?: unknown } | undefined;
 }
 
 /** The result of a `context` / `context_with_system` handler: the messages to use instead. */

@@ -5,47 +5,36 @@
  * (a JSON history) each history message is a row of its own.
  */
 import type { ContextEditEffect } from "../session/context-types.js";
-import type { ParsedSession, SessionEntry } from "../session/types.js";
+import type { SessionEntry } from "../session/types.js";
 import { messageParts, partsText } from "./message-parts.js";
 import { pageLabel } from "./page-text.js";
+import type { HistoryRow, TextPass } from "./report-types.js";
 
-/** One row of the history column. */
-export interface HistoryRow {
-	/** The entry's id and type (none for a history that is not a session). */
-	entry?: string;
-	type?: string;
-	/** What the entry is, when it is not a message (`model_change anthropic/claude-sonnet-4-5`). */
-	text?: string;
-	/** How many children the entry has, when the tree branches there. */
-	branches?: number;
-	/** Why a message entry sent nothing (hidden by a `context_edit`, before the compaction's kept part). */
-	state?: string;
-	/** Set on a compaction or a branch summary. */
-	mark?: string;
-	/** The history messages it contributed, by index. */
-	history: number[];
-}
+export type { HistoryRow } from "./report-types.js";
 
-/** The session tree at the leaf the report was made for. */
+/**
+ * The session's entries (every branch, as read) and the leaf the report was made for: what the
+ * session reader gives, whichever reads it.
+ */
 export interface SessionTree {
-	session: ParsedSession;
+	entries: readonly SessionEntry[];
 	leafId: string | null;
 }
 
-/** The rows: the path's entries when `tree` is given and matches `entryIds`, else one per message. */
-export function historyRows(
+/** The rows, one at a time: the path's entries when `tree` is given and matches `entryIds`, else one per message. */
+export function* historyRows(
 	count: number,
 	entryIds: readonly string[] | undefined,
 	tree: SessionTree | undefined,
 	edits: readonly ContextEditEffect[] | undefined,
-): HistoryRow[] {
+	pass: TextPass,
+): Generator<HistoryRow> {
 	if (tree === undefined || entryIds === undefined || entryIds.length !== count) {
-		const rows: HistoryRow[] = [];
 		for (let i = 0; i < count; i++) {
 			const entry = entryIds?.length === count ? entryIds[i] : undefined;
-			rows.push(entry === undefined ? { history: [i] } : { entry: pageLabel(entry, 40), history: [i] });
+			yield entry === undefined ? { history: [i] } : { entry: pageLabel(entry, 40), history: [i] };
 		}
-		return rows;
+		return;
 	}
 	const byEntry = new Map<string, number[]>();
 	for (let i = 0; i < entryIds.length; i++) {
@@ -58,17 +47,16 @@ export function historyRows(
 	const replaced = new Map<string, string>();
 	for (const edit of edits ?? []) (edit.effect === "hidden" ? hidden : replaced).set(edit.targetId, edit.editId);
 	const path = pathOf(tree);
-	const children = childCounts(tree.session.entries);
+	const children = childCounts(tree.entries);
 	let compactionAt = -1;
 	for (let p = 0; p < path.length; p++) if ((path[p] as SessionEntry).type === "compaction") compactionAt = p;
-	const rows: HistoryRow[] = [];
 	const covered = new Set<number>();
 	for (let p = 0; p < path.length; p++) {
 		const entry = path[p] as SessionEntry;
 		const history = byEntry.get(entry.id) ?? [];
 		for (const i of history) covered.add(i);
 		const row: HistoryRow = { entry: pageLabel(entry.id, 40), type: pageLabel(entry.type, 40), history };
-		const text = describeEntry(entry);
+		const text = describeEntry(entry, pass);
 		if (text !== undefined) row.text = text;
 		const branches = children.get(entry.id) ?? 0;
 		if (branches > 1) row.branches = branches;
@@ -76,23 +64,22 @@ export function historyRows(
 		if (entry.type === "branch_summary") row.mark = "branch summary";
 		if (history.length === 0 && isMessageEntry(entry)) {
 			row.state = stateOf(entry, hidden, p < compactionAt);
-			row.text = preview(entry);
+			row.text = preview(entry, pass);
 		}
 		const edit = replaced.get(entry.id);
 		if (edit !== undefined)
-			row.text = `as stored (context_edit ${pageLabel(edit, 40)} replaced it) ${preview(entry)}`;
-		rows.push(row);
+			row.text = `as stored (context_edit ${pageLabel(edit, 40)} replaced it) ${preview(entry, pass)}`;
+		yield row;
 	}
 	// Every history message has a row, whatever the tree says.
-	for (let i = 0; i < count; i++) if (!covered.has(i)) rows.push({ entry: pageLabel(entryIds[i], 40), history: [i] });
-	return rows;
+	for (let i = 0; i < count; i++) if (!covered.has(i)) yield { entry: pageLabel(entryIds[i], 40), history: [i] };
 }
 
 /** The entries from the root to the leaf; a cycle or a missing parent ends the walk. */
 function pathOf(tree: SessionTree): SessionEntry[] {
 	if (tree.leafId === null) return [];
 	const byId = new Map<string, SessionEntry>();
-	for (const entry of tree.session.entries) byId.set(entry.id, entry);
+	for (const entry of tree.entries) byId.set(entry.id, entry);
 	const path: SessionEntry[] = [];
 	const seen = new Set<string>();
 	for (let entry = byId.get(tree.leafId); entry !== undefined && !seen.has(entry.id); ) {
@@ -121,7 +108,7 @@ function stateOf(entry: SessionEntry, hidden: ReadonlyMap<string, string>, befor
 }
 
 /** A line for an entry that is not a message (its main field), or `undefined` for a message. */
-function describeEntry(entry: SessionEntry): string | undefined {
+function describeEntry(entry: SessionEntry, pass: TextPass): string | undefined {
 	const fields = entry as unknown as Record<string, unknown>;
 	switch (entry.type) {
 		case "message":
@@ -138,7 +125,8 @@ function describeEntry(entry: SessionEntry): string | undefined {
 		case "context_edit":
 			return `context_edit of entry ${pageLabel(fields.targetId, 40)}: ${fields.replacement === null ? "hide it" : "replace its content"}`;
 		case "label":
-			return `label ${pageLabel(fields.label, 60)} on entry ${pageLabel(fields.targetId, 40)}`;
+			// A label is the user's own text: whole through `pass` before it is cut.
+			return `label ${pageLabel(typeof fields.label === "string" ? pass(fields.label) : fields.label, 60)} on entry ${pageLabel(fields.targetId, 40)}`;
 		case "custom":
 			return `custom ${pageLabel(fields.customType, 40)} (never sent)`;
 		default:
@@ -147,13 +135,22 @@ function describeEntry(entry: SessionEntry): string | undefined {
 }
 
 /** The role and the first characters of a message entry that sent nothing, so the row says what it held. */
-function preview(entry: SessionEntry): string {
+function preview(entry: SessionEntry, pass: TextPass): string {
 	const fields = entry as unknown as Record<string, unknown>;
 	const message = entry.type === "message" ? fields.message : fields;
 	const role = entry.type === "message" ? (message as { role?: unknown } | null)?.role : fields.customType;
-	const text = partsText(messageParts(message, false));
+	// An entry the reader held slim (before the compaction's kept entry) has no text to show.
+	if (!hasText(message)) return pageLabel(role, 40);
+	const text = pass(partsText(messageParts(message, false)));
 	const cut = text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
 	return `${pageLabel(role, 40)}: ${cut.replaceAll("\n", " ⏎ ")}`;
+}
+
+/** Whether a message has a field the report shows as its text (a slim entry's has none). */
+function hasText(message: unknown): boolean {
+	if (message === null || typeof message !== "object") return false;
+	for (const field of ["content", "output", "summary", "command", "errorMessage"]) if (field in message) return true;
+	return false;
 }
 
 /** Characters of a message shown in the row of an entry that sent nothing. */

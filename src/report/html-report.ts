@@ -1,20 +1,65 @@
 /**
  * The HTML report of one conversion (`convert-to-llm --html`, `/llm-context --html`): what the
- * model gets beside the history it came from, as one self-contained page; and where it is written
- * when no file is named.
+ * model gets beside the history it came from, as one self-contained page, written in pieces to a
+ * file (never one the run reads, never half) or to a stream; and where it is written when no file
+ * is named. The one entrance for writing a report: the front ends only say what goes in and where.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { readSession } from "../session/read.js";
-import type { SessionTree } from "./history-rows.js";
-import { reportPage } from "./html-page.js";
-import { type ReportInput, reportData } from "./report-data.js";
+import { type ReportInput, reportSource } from "./report-data.js";
+import { type ReadFile, refuseRead, writeReportFile } from "./report-file.js";
+import { type ReportRedaction, textRecorder } from "./report-redaction.js";
+import type { TextPass } from "./report-types.js";
+import { type PageOut, writePage } from "./report-writer.js";
 
+export { contextWindowOf, lastModel, type ModelName } from "./context-window.js";
+export type { SessionTree } from "./history-rows.js";
 export type { ReportInput } from "./report-data.js";
+export {
+	type ReadFile,
+	ReportPathError,
+	readDescriptor,
+	readFile,
+	refuseRead,
+	refuseReadOutput,
+} from "./report-file.js";
+export { ReportRedactionError } from "./report-redaction.js";
+export { type PageOut, ReportTooLargeError } from "./report-writer.js";
 export { observeTaps } from "./tap-snapshots.js";
 
-/** The report's page, ready to write to a `.html` file. */
-export const htmlReport = (input: ReportInput): string => reportPage(reportData(input));
+/** Where a report goes: a file (with the files the run reads, which it must not be), or a stream. */
+export type ReportTarget = { path: string; reads: readonly ReadFile[] } | { out: PageOut };
+
+/**
+ * Writes the report of `input` to `target`; returns the bytes written to a file. With `redaction`,
+ * every string of the report goes through that redaction first (report-redaction.ts), and a failed
+ * scan writes nothing. Throws `ReportPathError` for a file the run reads, `ReportTooLargeError`,
+ * `ReportRedactionError`, or Node's error when the file cannot be written.
+ */
+export async function writeHtmlReport(
+	input: ReportInput,
+	target: ReportTarget,
+	redaction?: ReportRedaction,
+): Promise<{ bytes: number }> {
+	if ("path" in target) refuseRead(target.path, target.reads);
+	let pass: TextPass | undefined;
+	if (redaction !== undefined) {
+		// The report made once to be read, every text recorded; then scanned as one history.
+		const recorder = textRecorder();
+		drain(reportSource(input, recorder.pass), recorder.pass);
+		pass = await recorder.redacted(redaction);
+	}
+	const source = reportSource(input, pass);
+	if ("out" in target) {
+		writePage(target.out, source, pass);
+		return { bytes: 0 };
+	}
+	return writeReportFile(target.path, target.reads, (out) => writePage(out, source, pass));
+}
+
+/** Writes the page of `source` nowhere, so that `pass` sees every text it would hold. */
+function drain(source: ReturnType<typeof reportSource>, pass: TextPass): void {
+	writePage({ write() {} }, source, pass);
+}
 
 /**
  * Where the CLI writes the report when `--html` names no file: the input's name with `.html` for its
@@ -34,66 +79,4 @@ export function besideSession(sessionFile: string | undefined, cwd: string): str
 	const name = basename(sessionFile);
 	const stem = name.endsWith(".jsonl") ? name.slice(0, -".jsonl".length) : name;
 	return join(dirname(resolve(cwd, sessionFile)), `${stem}.llm-context.html`);
-}
-
-/**
- * The session tree for the report's history column, read again from the session's text (`leafId` as
- * the context was built); `undefined` when it cannot be read, and the column then lists the messages.
- */
-export function sessionTree(text: string, leafId: string | null | undefined): SessionTree | undefined {
-	try {
-		const read = readSession(text, { leafId });
-		return { session: read.session, leafId: read.leafId };
-	} catch {
-		return undefined;
-	}
-}
-
-function sameRoles(a: readonly unknown[], b: readonly unknown[]): boolean {
-	if (a.length !== b.length) return false;
-	const role = (message: unknown) => (message as { role?: unknown } | null)?.role;
-	for (let i = 0; i < a.length; i++) if (role(a[i]) !== role(b[i])) return false;
-	return true;
-}
-
-function sameIds(a: readonly string[], b: readonly string[] | undefined): boolean {
-	if (b === undefined || a.length !== b.length) return false;
-	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-	return true;
-}
-
-/** What `/llm-context --html` knows of the conversion it reports. */
-export interface SessionReport extends Omit<ReportInput, "tree" | "title"> {
-	sessionFile: string | undefined;
-	leafId: string | null | undefined;
-	cwd: string;
-}
-
-/**
- * Writes the report of a pi session's next request beside its session file ({@link besideSession}),
- * with the history column read from that file when it can be; returns the path and the size in bytes.
- * A file that cannot be written throws Node's error.
- */
-export function writeSessionReport(report: SessionReport): { path: string; bytes: number } {
-	const { sessionFile, leafId, cwd, ...input } = report;
-	let tree: SessionTree | undefined;
-	let contextEdits = input.contextEdits;
-	let entryIds = input.entryIds;
-	if (sessionFile !== undefined && existsSync(sessionFile)) {
-		try {
-			const read = readSession(readFileSync(sessionFile, "utf8"), { leafId: leafId ?? undefined });
-			tree = { session: read.session, leafId: read.leafId };
-			// pi 0.73.1 does not say which entry each message came from: the file does, when it still
-			// holds what pi sent (the reader's context is pi's, message for message).
-			if (entryIds === undefined && sameRoles(read.messages, input.messages)) entryIds = read.entryIds;
-			// What the file's context_edits did, when the file still says what pi sent.
-			if (contextEdits === undefined && sameIds(read.entryIds, entryIds)) contextEdits = read.contextEdits;
-		} catch {
-			// A file pi is writing may not read cleanly: the history column then lists the messages.
-		}
-	}
-	const page = htmlReport({ ...input, entryIds, contextEdits, title: sessionFile ?? "in-memory session", tree });
-	const path = besideSession(sessionFile, cwd);
-	writeFileSync(path, page);
-	return { path, bytes: Buffer.byteLength(page) };
 }

@@ -8,15 +8,9 @@ import { isNonTextBlock, isRecord } from "../values.js";
 import { createStyle } from "../view/style.js";
 import { isSystemMessage, systemParts } from "../view/system-view.js";
 import { pageLabel, pageText } from "./page-text.js";
+import type { ReportPart } from "./report-types.js";
 
-/** One part of a message's body. */
-export interface ReportPart {
-	kind: "text" | "thinking" | "tool" | "image" | "section" | "note" | "error";
-	/** What to show, safe as text. */
-	text: string;
-	/** For an image the report can show: its `data:` URI (an allowed image type, base64 only). */
-	src?: string;
-}
+export type { ReportPart } from "./report-types.js";
 
 /** Image types the page shows as a thumbnail; any other is described, not embedded. */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);

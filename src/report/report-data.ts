@@ -1,7 +1,8 @@
 /**
  * The data of an HTML report: everything the page shows, as plain JSON, every string from the
  * history already made safe to show as text. Built from the explanation the CLI's view uses, with the
- * view's own counts (`totals()`), so the chart and the footer agree with `convert-to-llm`'s.
+ * view's own counts (`totals()`), so the chart and the footer agree with `convert-to-llm`'s. The long
+ * lists are made one item at a time, as the writer asks for them, so the report is never held whole.
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Message } from "@earendil-works/pi-ai";
@@ -13,18 +14,32 @@ import { roleText } from "../view/explain-view.js";
 import { renderFooter, totals } from "../view/render.js";
 import { createStyle, oneLine } from "../view/style.js";
 import { isSystemMessage, systemMeta } from "../view/system-view.js";
-import { type HistoryRow, historyRows, type SessionTree } from "./history-rows.js";
-import { messageParts, partsText, type ReportPart } from "./message-parts.js";
+import { changeMarks } from "./change-marks.js";
+import { historyRows, type SessionTree } from "./history-rows.js";
+import { messageParts, partsText } from "./message-parts.js";
 import { pageLabel, pageText } from "./page-text.js";
+import type {
+	ContextWindow,
+	HistoryItem,
+	HistoryRow,
+	OutputItem,
+	ReportData,
+	ReportHead,
+	ReportPart,
+	TapItem,
+	TextPass,
+} from "./report-types.js";
 import { type TapSnapshots, tapChanges, withoutSnapshots } from "./tap-snapshots.js";
+
+export type { HistoryItem, OutputItem, ReportData, TapItem } from "./report-types.js";
 
 /**
  * What a report is made of.
  *
  * Contract: `explanation` is `registry.explain(messages)` / `explainAsync(messages)` of the registry
- * the report describes; `entryIds`, `contextEdits` and `tree` come from the same session read
- * (`readSession`); `snapshots` from `observeTaps` on that registry before it explained. Every string
- * is treated as untrusted.
+ * the report describes; `entryIds`, `contextEdits` and `tree` come from the same session read (any
+ * reader: the report only reads these values); `snapshots` from `observeTaps` on that registry before
+ * it explained. Every string is treated as untrusted.
  *
  * @example
  * const data = reportData({ title: "session.jsonl", facts: [], messages, explanation });
@@ -43,80 +58,45 @@ export interface ReportInput {
 	problems?: readonly string[] | undefined;
 	/** A conversion problem's text for the page's reader (the CLI's names `--plugin`); its message by default. */
 	problemText?: ((error: ConvertToLlmError) => string) | undefined;
+	/** The model's context window for the chart's line (see context-window.ts); none said by default. */
+	window?: ContextWindow | undefined;
 }
 
-/** A model message as the page shows it. */
-export interface OutputItem {
-	role: string;
-	meta: string;
-	chars: number;
-	tokens: number;
-	/** The history message it came from, or -1 (made by a post-conversion hook). */
-	source: number;
-	note?: string;
-	parts: ReportPart[];
-}
-
-/** A history message as the page shows it. */
-export interface HistoryItem {
-	role: string;
-	entry?: string;
-	/** What became of it, in words. */
-	fate: string;
-	outputs: number[];
-	dropped?: string;
-	errors: string[];
-	/** Its body; left out when it reads exactly as its one output (`sameAs`), which the page then shows. */
-	parts?: ReportPart[];
-	sameAs?: number;
-}
-
-/** A post-conversion tap as the page shows it. */
-export interface TapItem {
-	hook: string;
-	plugin: string;
-	summary: string;
-	/** The change to each message; absent when the report could not observe the taps. */
-	changes?: { change: string; index: number; role: string; diff: [string, string][] }[];
-}
-
-/** The report's data, as the page reads it. */
-export interface ReportData {
-	title: string;
-	facts: string[];
-	/** The CLI's footer, as plain text. */
-	footer: string[];
-	totals: { messages: number; history: number; tokens: number; chars: number; images: number };
-	roles: { role: string; messages: number; tokens: number }[];
-	output: OutputItem[];
-	history: HistoryItem[];
-	rows: HistoryRow[];
-	hidden: string[];
-	taps: TapItem[];
-	problems: string[];
+/** A report's data as the writer reads it: the head, and each list made afresh, one item at a time, when asked. */
+export interface ReportSource {
+	head: ReportHead;
+	output(): Iterable<OutputItem>;
+	history(): Iterable<HistoryItem>;
+	rows(): Iterable<HistoryRow>;
+	taps(): Iterable<TapItem>;
 }
 
 const PLAIN = createStyle(false);
+const unchanged: TextPass = (text) => text;
 
-/** The data of the report of one conversion. */
-export function reportData(input: ReportInput): ReportData {
+/** The report of one conversion, ready to be written; `pass` sees whole texts before they are cut. */
+export function reportSource(input: ReportInput, pass: TextPass = unchanged): ReportSource {
 	const { explanation, messages } = input;
 	const output = explanation.output;
 	const counts = totals(output);
-	const items = outputItems(input, output, counts.charsOf);
 	const roles = new Map<string, { role: string; messages: number; tokens: number }>();
-	for (const item of items) {
-		const role = roles.get(item.role) ?? { role: item.role, messages: 0, tokens: 0 };
+	const tokensOf = new Array<number>(output.length);
+	for (let i = 0; i < output.length; i++) {
+		const message = output[i] as Message;
+		// The view's own estimate, message by message: the sum is its footer's total.
+		const tokens = totals([message]).tokens;
+		tokensOf[i] = tokens;
+		const name = message.role === undefined ? "?" : pageLabel(message.role, 40);
+		const role = roles.get(name) ?? { role: name, messages: 0, tokens: 0 };
 		role.messages++;
-		role.tokens += item.tokens;
-		roles.set(item.role, role);
+		role.tokens += tokens;
+		roles.set(name, role);
 	}
-	const edits = input.contextEdits;
 	const problems: string[] = [];
 	for (const problem of input.problems ?? []) problems.push(pageText(oneLine(problem)));
 	const problemText = input.problemText ?? ((error: ConvertToLlmError) => error.message);
 	for (const error of explanation.errors) problems.push(pageText(oneLine(problemText(error))));
-	return {
+	const head: ReportHead = {
 		title: pageLabel(input.title, 1000),
 		facts: input.facts.map((fact) => pageText(fact)),
 		footer: renderFooter(counts, messages.length, PLAIN).map((line) => pageText(line)),
@@ -128,40 +108,81 @@ export function reportData(input: ReportInput): ReportData {
 			images: counts.images,
 		},
 		roles: [...roles.values()],
-		output: items,
-		history: explanation.messages.map((item) =>
-			historyItem(item, messages[item.index], input.entryIds, messages.length, items, problemText),
-		),
-		rows: historyRows(messages.length, input.entryIds, input.tree, edits),
-		hidden: (edits ?? []).filter((edit) => edit.effect === "hidden").map((edit) => pageText(hiddenText(edit))),
-		taps: tapItems(input),
+		window: windowShown(input.window),
+		hidden: (input.contextEdits ?? [])
+			.filter((edit) => edit.effect === "hidden")
+			.map((edit) => pageText(hiddenText(edit))),
 		problems,
+	};
+	const taps = withoutSnapshots(explanation.taps);
+	const marks = changeMarks(explanation, taps, input.snapshots);
+	return {
+		head,
+		output: () => outputItems(input, counts.charsOf, tokensOf, marks),
+		history: () => historyItems(input, problemText),
+		rows: () => historyRows(messages.length, input.entryIds, input.tree, input.contextEdits, pass),
+		taps: () => tapItems(input, pass),
 	};
 }
 
-function outputItems(input: ReportInput, output: readonly Message[], charsOf: readonly number[]): OutputItem[] {
+/** The context window with its names made safe to show (a model's name comes from the history). */
+function windowShown(window: ContextWindow | undefined): ContextWindow {
+	if (window === undefined) return { why: "the report was not told the model's context window" };
+	const shown: ContextWindow = {};
+	if (window.tokens !== undefined) shown.tokens = window.tokens;
+	if (window.model !== undefined) shown.model = pageLabel(window.model, 120);
+	if (window.source !== undefined) shown.source = pageLabel(window.source, 120);
+	if (window.why !== undefined) shown.why = pageText(oneLine(window.why));
+	return shown;
+}
+
+/** The whole data at once (tests, small reports); the writer reads a {@link ReportSource} instead. */
+export function reportData(input: ReportInput): ReportData {
+	const source = reportSource(input);
+	return {
+		...source.head,
+		output: [...source.output()],
+		history: [...source.history()],
+		rows: [...source.rows()],
+		taps: [...source.taps()],
+	};
+}
+
+const sendsImages = (message: unknown): boolean => {
+	const role = (message as { role?: unknown } | null)?.role;
+	return role === "user" || role === "toolResult";
+};
+
+/** The parts a model message shows (a history message of a model role shows the same). */
+const outputParts = (message: unknown): ReportPart[] => messageParts(message, sendsImages(message));
+
+function* outputItems(
+	input: ReportInput,
+	charsOf: readonly number[],
+	tokensOf: readonly number[],
+	marks: readonly (string[] | undefined)[],
+): Generator<OutputItem> {
 	const { explanation } = input;
+	const output = explanation.output;
 	const sources = new Array<number>(output.length).fill(-1);
 	for (const item of explanation.messages) for (const o of item.outputs) sources[o] = item.index;
 	const notes = editNotes(input.contextEdits, input.messages.length, explanation);
-	const items: OutputItem[] = [];
 	for (let i = 0; i < output.length; i++) {
 		const message = output[i] as Message;
-		const role = message.role === undefined ? "?" : pageLabel(message.role, 40);
 		const item: OutputItem = {
-			role,
+			role: message.role === undefined ? "?" : pageLabel(message.role, 40),
 			meta: metaOf(message, i),
 			chars: charsOf[i] ?? 0,
-			// The view's own estimate, message by message: the sum is its footer's total.
-			tokens: totals([message]).tokens,
+			tokens: tokensOf[i] ?? 0,
 			source: sources[i] as number,
-			parts: messageParts(message, message.role === "user" || message.role === "toolResult"),
+			parts: outputParts(message),
 		};
 		const note = notes?.[i];
 		if (note !== undefined) item.note = pageText(note);
-		items.push(item);
+		const changedBy = marks[i];
+		if (changedBy !== undefined) item.changedBy = changedBy.map((plugin) => pageLabel(plugin, 80));
+		yield item;
 	}
-	return items;
 }
 
 function metaOf(message: Message, index: number): string {
@@ -173,29 +194,42 @@ function metaOf(message: Message, index: number): string {
 	return "";
 }
 
-function historyItem(
-	item: MessageExplanation,
-	message: AgentMessage | undefined,
-	entryIds: readonly string[] | undefined,
-	count: number,
-	outputs: readonly OutputItem[],
-	problemText: (error: ConvertToLlmError) => string,
-): HistoryItem {
-	const entry = entryIds?.length === count ? entryIds[item.index] : undefined;
-	const result: HistoryItem = {
-		role: pageText(roleText(item)),
-		fate: fateOf(item),
-		outputs: item.outputs,
-		errors: item.errors.map((error: ConvertToLlmError) => pageText(oneLine(problemText(error)))),
-	};
-	const parts = messageParts(message, false);
-	const only = item.outputs.length === 1 ? outputs[item.outputs[0] as number] : undefined;
-	// Most messages are sent as they are: their text is in the report once, with the output.
-	if (only !== undefined && partsText(only.parts) === partsText(parts)) result.sameAs = item.outputs[0] as number;
-	else result.parts = parts;
-	if (entry !== undefined) result.entry = pageLabel(entry, 40);
-	if (item.dropped !== undefined) result.dropped = item.dropped;
-	return result;
+function* historyItems(input: ReportInput, problemText: (error: ConvertToLlmError) => string): Generator<HistoryItem> {
+	const { explanation, messages, entryIds } = input;
+	const output = explanation.output;
+	const count = messages.length;
+	for (const item of explanation.messages) {
+		const message = messages[item.index];
+		const entry = entryIds?.length === count ? entryIds[item.index] : undefined;
+		const result: HistoryItem = {
+			role: pageText(roleText(item)),
+			fate: fateOf(item),
+			outputs: item.outputs,
+			errors: item.errors.map((error: ConvertToLlmError) => pageText(oneLine(problemText(error)))),
+		};
+		if (entry !== undefined) result.entry = pageLabel(entry, 40);
+		if (item.dropped !== undefined) result.dropped = item.dropped;
+		const only = item.outputs.length === 1 ? (item.outputs[0] as number) : -1;
+		// Most messages are sent as they are (the very object): their text is in the report once, with
+		// the output; so is the text of one framed as it is sent (a bash run).
+		if (only >= 0 && output[only] === message) result.sameAs = only;
+		else {
+			const parts = outputParts(message);
+			const sent = only >= 0 ? partsText(outputParts(output[only])) : undefined;
+			if (sent !== undefined && sent === partsText(parts)) result.sameAs = only;
+			else if (sent !== undefined && parts.length > 0 && parts.every((part) => inText(part, sent))) {
+				result.within = only;
+			} else result.parts = parts;
+		}
+		yield result;
+	}
+}
+
+/** Whether the text of `part` (a bash run's `$ command` without its `$ `) is in `text`; never an image. */
+function inText(part: ReportPart, text: string): boolean {
+	if (part.src !== undefined || part.kind === "image") return false;
+	const own = part.kind === "tool" && part.text.startsWith("$ ") ? part.text.slice(2) : part.text;
+	return own === "" || text.includes(own);
 }
 
 /** What became of a history message, in the words of the `--explain` view. */
@@ -221,11 +255,11 @@ function fateOf(item: MessageExplanation): string {
 	}
 }
 
-function tapItems(input: ReportInput): TapItem[] {
+function* tapItems(input: ReportInput, pass: TextPass): Generator<TapItem> {
 	const taps = withoutSnapshots(input.explanation.taps);
-	const changes = input.snapshots === undefined ? undefined : tapChanges(input.snapshots);
+	const changes = input.snapshots === undefined ? undefined : tapChanges(input.snapshots, pass);
 	let next = 0;
-	return taps.map((tap) => {
+	for (const tap of taps) {
 		const what: string[] = [];
 		if (tap.changed.length > 0) what.push(`replaced ${tap.changed.map((i) => `#${i}`).join(", ")}`);
 		if (tap.removed > 0) what.push(`removed ${tap.removed}`);
@@ -246,6 +280,6 @@ function tapItems(input: ReportInput): TapItem[] {
 				diff: c.diff.map((line): [string, string] => [line.op, line.text]),
 			}));
 		}
-		return item;
-	});
+		yield item;
+	}
 }

@@ -63,8 +63,11 @@ export function observeTaps(registry: Registry): TapSnapshots {
 export const withoutSnapshots = (taps: readonly TapExplanation[]): TapExplanation[] =>
 	taps.filter((tap) => tap.plugin !== SNAPSHOT_TAP);
 
-/** For each tap that ran, the messages it replaced, added or removed, each with a line diff. */
-export function tapChanges(snapshots: TapSnapshots): TapChanges[] {
+/**
+ * For each tap that ran, the messages it replaced, added or removed, each with a line diff of their
+ * texts; `see` is shown each whole text before it is split into lines (the redaction's scan reads it).
+ */
+export function tapChanges(snapshots: TapSnapshots, see: (text: string) => unknown = () => {}): TapChanges[] {
 	const result: TapChanges[] = [];
 	const { given } = snapshots;
 	for (let t = 0; t < given.length; t++) {
@@ -72,27 +75,31 @@ export function tapChanges(snapshots: TapSnapshots): TapChanges[] {
 		const next = given[t + 1];
 		const after = next !== undefined && next.hook === step.hook ? next.messages : snapshots.last.get(step.hook);
 		if (after === undefined) continue;
-		result.push({ hook: step.hook, plugin: step.plugin, changes: changesOf(step.messages, after) });
+		result.push({ hook: step.hook, plugin: step.plugin, changes: changesOf(step.messages, after, see) });
 	}
 	return result;
 }
 
 /** By position when the length and order are kept (as `explain` compares), by identity otherwise. */
-function changesOf(before: readonly Message[], after: readonly Message[]): MessageChange[] {
+function changesOf(
+	before: readonly Message[],
+	after: readonly Message[],
+	see: (text: string) => unknown,
+): MessageChange[] {
 	const changes: MessageChange[] = [];
 	if (before.length === after.length && sameOrder(before, after)) {
 		for (let i = 0; i < after.length; i++) {
-			if (after[i] !== before[i]) changes.push(change("replaced", i, before[i], after[i]));
+			if (after[i] !== before[i]) changes.push(change("replaced", i, before[i], after[i], see));
 		}
 		return changes;
 	}
 	const kept = new Set<Message>(after);
 	const was = new Set<Message>(before);
 	for (let i = 0; i < before.length; i++) {
-		if (!kept.has(before[i] as Message)) changes.push(change("removed", i, before[i], undefined));
+		if (!kept.has(before[i] as Message)) changes.push(change("removed", i, before[i], undefined, see));
 	}
 	for (let i = 0; i < after.length; i++) {
-		if (!was.has(after[i] as Message)) changes.push(change("added", i, undefined, after[i]));
+		if (!was.has(after[i] as Message)) changes.push(change("added", i, undefined, after[i], see));
 	}
 	return changes;
 }
@@ -111,9 +118,18 @@ function sameOrder(before: readonly Message[], after: readonly Message[]): boole
 	return true;
 }
 
-function change(kind: MessageChange["change"], index: number, before: unknown, after: unknown): MessageChange {
-	const text = (message: unknown) =>
-		message === undefined ? "" : partsText(messageParts(message, sendsImages(message)));
+function change(
+	kind: MessageChange["change"],
+	index: number,
+	before: unknown,
+	after: unknown,
+	see: (text: string) => unknown,
+): MessageChange {
+	const text = (message: unknown) => {
+		const whole = message === undefined ? "" : partsText(messageParts(message, sendsImages(message)));
+		see(whole);
+		return whole;
+	};
 	return { change: kind, index, role: roleOf(after ?? before), diff: lineDiff(text(before), text(after)) };
 }
 

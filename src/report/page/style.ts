@@ -1,7 +1,7 @@
 /**
  * The report page's style sheet, inlined into the page (its hash goes into the page's
  * Content-Security-Policy). Light and dark by `prefers-color-scheme`; colours chosen for at least
- * 4.5:1 contrast in both.
+ * 4.5:1 contrast in both. Style only: the page's code is in the other files of this folder.
  */
 export const PAGE_STYLE = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1b1b1b; --muted: #4f4f4f; --line: #d0d0d0; --card: #f6f7f9;
@@ -30,13 +30,18 @@ form.search input { font: inherit; padding: 4px 8px; min-width: 18em; color: var
 button { font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--muted); border-radius: 4px; padding: 2px 10px; cursor: pointer; }
 button:disabled { opacity: 0.6; cursor: default; }
 .keys { color: var(--muted); margin: 4px 0 0; }
-.columns { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
-@media (max-width: 900px) { .columns { grid-template-columns: minmax(0, 1fr); } }
+.pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
+.pair-head { font-weight: 600; color: var(--muted); margin: 0 0 4px; }
+.pair-head .side { margin: 0; }
+@media (max-width: 900px) { .pair { grid-template-columns: minmax(0, 1fr); } }
 ol.list { list-style: none; padding: 0; margin: 0; }
 ol.list > li { margin: 0 0 8px; }
-.msg, .row { background: var(--card); border: 1px solid var(--line); border-left: 4px solid var(--other); border-radius: 4px; padding: 6px 8px; }
-.row { border-left-color: var(--line); }
-.row.marked { border-left-color: var(--focus); }
+.side-out { display: flex; flex-direction: column; gap: 8px; }
+.msg, .row, .side-hist { background: var(--card); border: 1px solid var(--line); border-left: 4px solid var(--other); border-radius: 4px; padding: 6px 8px; }
+.row, .side-hist { border-left-color: var(--line); }
+.row.marked, .side-hist.marked { border-left-color: var(--focus); }
+.changed { margin: 0 0 4px; color: var(--fg); }
+.changed .tag { border-color: var(--focus); }
 .hmsg { border-top: 1px dashed var(--line); margin-top: 6px; padding-top: 6px; }
 .role-user { border-left-color: var(--user); } .role-assistant { border-left-color: var(--assistant); }
 .role-toolResult { border-left-color: var(--toolResult); } .role-system { border-left-color: var(--system); }
@@ -53,8 +58,14 @@ img.thumb { max-width: 160px; max-height: 120px; border: 1px solid var(--line); 
 .diff { border: 1px solid var(--line); border-radius: 4px; padding: 4px; }
 .diff .d-add { background: var(--add); } .diff .d-del { background: var(--del); } .diff .d-fold { background: var(--fold); color: var(--muted); }
 .diff span { display: block; }
-svg.chart { display: block; width: 100%; height: 160px; background: var(--card); border: 1px solid var(--line); border-radius: 4px; }
+svg.chart { display: block; width: 100%; height: 120px; background: var(--card); border: 1px solid var(--line); border-radius: 4px; }
 svg .axis { stroke: var(--muted); stroke-width: 1; }
+svg .grown { fill: none; stroke: var(--assistant); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg .window-line { stroke: var(--focus); stroke-width: 2; stroke-dasharray: 6 4; vector-effect: non-scaling-stroke; }
+.legend { margin: 8px 0 2px; color: var(--muted); }
+.window { margin: 0 0 4px; }
+.window.over { font-weight: 600; }
+.chart-controls { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 svg text { fill: var(--fg); font-size: 12px; }
 .fill-user { fill: var(--user); } .fill-assistant { fill: var(--assistant); } .fill-toolResult { fill: var(--toolResult); }
 .fill-system { fill: var(--system); } .fill-other { fill: var(--other); }
