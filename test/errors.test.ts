@@ -20,6 +20,7 @@ import {
 	LintError,
 	modelRoles,
 	type Plugin,
+	PrefixBreakNotice,
 	UnknownRoleError,
 } from "../src/index.js";
 import { thrownBy, user } from "./support/fixtures.js";
@@ -56,15 +57,18 @@ describe("ErrorCode", () => {
 			ASYNC_HOOK_TIMEOUT: "CONVERT_TO_LLM_ASYNC_HOOK_TIMEOUT",
 			LINT: "CONVERT_TO_LLM_LINT",
 			INVALID_SESSION: "CONVERT_TO_LLM_INVALID_SESSION",
+			PREFIX_BREAK: "CONVERT_TO_LLM_PREFIX_BREAK",
 		});
-		// The two classes with extra fields (tested with the lint and the session reader) have codes too.
+		// The classes with extra fields (tested with the lint, the session reader and the prefix) have codes too.
 		const lint = new LintError("lint [empty-content]", { rule: "empty-content", outputIndex: 0 });
 		const session = new InvalidSessionError("no header", { line: 1 });
-		const codes = [...classes.map((c) => c.code), lint.code, session.code];
+		const notice = new PrefixBreakNotice("breaks at 0", { kept: 0, breakAt: 0, cause: "history" });
+		const codes = [...classes.map((c) => c.code), lint.code, session.code, notice.code];
 		expect(new Set(Object.values(ErrorCode)).size).toBe(codes.length);
 		expect(codes.sort()).toEqual(Object.values(ErrorCode).sort());
 		expect(lint).toBeInstanceOf(ConvertToLlmError);
 		expect(session).toBeInstanceOf(ConvertToLlmError);
+		expect(notice).toBeInstanceOf(ConvertToLlmError);
 	});
 });
 

@@ -71,7 +71,7 @@ export function convertSync(
 	}
 	const run = newRun(pipeline, input, collect);
 	const { isolate } = run.output;
-	let output = convertLoop(store.getTable(), input, run);
+	let output = convertLoop(store.getTable(), input, run.port);
 	// What the taps may change is compared with this snapshot afterwards (`adoptAll`); with no tap, nothing is.
 	const tapped = hooks.afterConvert.isUsed() || hooks.afterConvertAsync.isUsed();
 	run.output.converted(output, isolate && tapped);
