@@ -25,7 +25,7 @@ function hostilePage(): string {
 	const file = join(dir, "hostile.jsonl");
 	writeHostileSession(file);
 	const text = readFileSync(file, "utf8");
-	const read = readSession(text);
+	const read = readSession(text, { tree: true });
 	const explanation = createDefaultRegistry().explain(read.messages);
 	return htmlReport({
 		title: HOSTILE,
@@ -34,7 +34,7 @@ function hostilePage(): string {
 		explanation,
 		entryIds: read.entryIds,
 		contextEdits: read.contextEdits,
-		tree: { session: read.session, leafId: read.leafId },
+		tree: read.tree,
 	});
 }
 

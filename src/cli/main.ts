@@ -19,7 +19,6 @@ import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
-import { readFileBounded } from "./read-input.js";
 import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -94,6 +93,8 @@ async function run(io: CliIo): Promise<number> {
 		stdin: io.stdin,
 		leaf: options.leaf,
 		maxBytes: options.maxInput,
+		// The report's history column shows the session's tree: read with the rest, not again.
+		tree: options.html !== undefined,
 	});
 	const loaded = await loadPlugins(
 		options.plugins,
@@ -221,12 +222,8 @@ function writeReport(
 	snapshots: TapSnapshots | undefined,
 	report: typeof import("../report/html-report.js"),
 ): number {
-	const { defaultReportPath, htmlReport, sessionTree } = report;
+	const { defaultReportPath, htmlReport } = report;
 	const spec = options.input as string;
-	const tree =
-		input.kind === "session" && spec !== "-"
-			? sessionTree(readFileBounded(spec, io.cwd, options.maxInput), options.leaf)
-			: undefined;
 	const page = htmlReport({
 		title: input.name,
 		facts: header(input, loaded, options, createStyle(false)),
@@ -234,7 +231,7 @@ function writeReport(
 		explanation,
 		entryIds: input.session?.entryIds,
 		contextEdits: input.session?.contextEdits,
-		tree,
+		tree: input.session?.tree,
 		snapshots,
 		problems: input.problems,
 		problemText: warningText,

@@ -23,7 +23,7 @@ export const COMMAND = "llm-context";
 export async function runCommand(host: Host, reporter: Reporter, args: string, ctx: PiContext): Promise<void> {
 	try {
 		const json = args.trim() === "--json";
-		const { messages, entryIds, contextEdits } = sessionHistory(ctx.sessionManager);
+		const { messages, entryIds, contextEdits, tree } = sessionHistory(ctx.sessionManager);
 		const { registry, plugins, problems } = host.build("view");
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
@@ -52,6 +52,8 @@ export async function runCommand(host: Host, reporter: Reporter, args: string, c
 				messages,
 				explanation,
 				entryIds,
+				contextEdits,
+				tree,
 				sessionFile: ctx.sessionManager.getSessionFile(),
 				leafId: ctx.sessionManager.getLeafId?.(),
 				cwd: ctx.cwd,

@@ -36,19 +36,6 @@ export function besideSession(sessionFile: string | undefined, cwd: string): str
 	return join(dirname(resolve(cwd, sessionFile)), `${stem}.llm-context.html`);
 }
 
-/**
- * The session tree for the report's history column, read again from the session's text (`leafId` as
- * the context was built); `undefined` when it cannot be read, and the column then lists the messages.
- */
-export function sessionTree(text: string, leafId: string | null | undefined): SessionTree | undefined {
-	try {
-		const read = readSession(text, { leafId });
-		return { session: read.session, leafId: read.leafId };
-	} catch {
-		return undefined;
-	}
-}
-
 function sameRoles(a: readonly unknown[], b: readonly unknown[]): boolean {
 	if (a.length !== b.length) return false;
 	const role = (message: unknown) => (message as { role?: unknown } | null)?.role;
@@ -63,7 +50,7 @@ function sameIds(a: readonly string[], b: readonly string[] | undefined): boolea
 }
 
 /** What `/llm-context --html` knows of the conversion it reports. */
-export interface SessionReport extends Omit<ReportInput, "tree" | "title"> {
+export interface SessionReport extends Omit<ReportInput, "title"> {
 	sessionFile: string | undefined;
 	leafId: string | null | undefined;
 	cwd: string;
@@ -76,13 +63,14 @@ export interface SessionReport extends Omit<ReportInput, "tree" | "title"> {
  */
 export function writeSessionReport(report: SessionReport): { path: string; bytes: number } {
 	const { sessionFile, leafId, cwd, ...input } = report;
-	let tree: SessionTree | undefined;
+	let tree: SessionTree | undefined = input.tree;
 	let contextEdits = input.contextEdits;
 	let entryIds = input.entryIds;
-	if (sessionFile !== undefined && existsSync(sessionFile)) {
+	// The tree of pi's own entries, when given: the file is not read again.
+	if (tree === undefined && sessionFile !== undefined && existsSync(sessionFile)) {
 		try {
-			const read = readSession(readFileSync(sessionFile, "utf8"), { leafId: leafId ?? undefined });
-			tree = { session: read.session, leafId: read.leafId };
+			const read = readSession(readFileSync(sessionFile, "utf8"), { leafId: leafId ?? undefined, tree: true });
+			tree = read.tree;
 			// pi 0.73.1 does not say which entry each message came from: the file does, when it still
 			// holds what pi sent (the reader's context is pi's, message for message).
 			if (entryIds === undefined && sameRoles(read.messages, input.messages)) entryIds = read.entryIds;
