@@ -5,7 +5,7 @@
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Explanation } from "../index.js";
-import type { ContextEditEffect } from "../session/context-types.js";
+import type { ContextEditEffect } from "../session/index.js";
 import type { Columns } from "../view/columns.js";
 import { createStyle, oneLine, shown } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
