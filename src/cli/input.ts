@@ -83,20 +83,25 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 		}
 		const stdin = source.stdin ?? [await source.readStdin(source.maxBytes)];
 		const chunks = streamChunks(stdin, bounds)[Symbol.asyncIterator]();
-		// The chunks read until the kind is known, for the session reader to read again.
-		const seen: (string | Uint8Array)[] = [];
-		for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
-			lines.push(next.value);
-			if (lines.isSession) {
-				seen.push(next.value);
-				// Bounded already: the limit counts what was seen.
-				const result = await readSessionStream(again(seen, chunks), { ...read, maxBytes: undefined });
-				return fromSession(result, name, source.leaf);
+		try {
+			// The chunks read until the kind is known, for the session reader to read again.
+			const seen: (string | Uint8Array)[] = [];
+			for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
+				lines.push(next.value);
+				if (lines.isSession) {
+					seen.push(next.value);
+					// Bounded already: the limit counts what was seen.
+					const result = await readSessionStream(again(seen, chunks), { ...read, maxBytes: undefined });
+					return fromSession(result, name, source.leaf);
+				}
+				if (lines.isUndecided) seen.push(next.value);
+				else seen.length = 0;
 			}
-			if (lines.isUndecided) seen.push(next.value);
-			else seen.length = 0;
+			return fromLines(lines.end(), name, source.leaf);
+		} finally {
+			// Left early (a refusal, an error): nothing more is read.
+			await chunks.return?.(undefined);
 		}
-		return fromLines(lines.end(), name, source.leaf);
 	} catch (error) {
 		if (isInstance(error, InvalidSessionError)) throw new CliError(inCliWords(error.message));
 		if (codeOf(error) === "ERR_STRING_TOO_LONG" || isStringLimit(error)) {
@@ -108,17 +113,13 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 	}
 }
 
-/** The chunks `seen`, then the rest of `chunks` (bounded already). */
+/** The chunks `seen`, then the rest of `chunks` (bounded already; the caller ends them). */
 async function* again(
 	seen: readonly (string | Uint8Array)[],
 	chunks: AsyncIterator<string | Uint8Array>,
 ): AsyncGenerator<string | Uint8Array> {
-	try {
-		yield* seen;
-		for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
-	} finally {
-		await chunks.return?.();
-	}
+	yield* seen;
+	for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
 }
 
 /**

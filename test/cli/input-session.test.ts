@@ -108,6 +108,34 @@ describe("loadInput of a session", () => {
 	});
 });
 
+describe("loadInput of standard input", () => {
+	it("should end the stream where it refuses the input (--leaf on JSONL), reading no more of it", async () => {
+		let pulled = 0;
+		let ended = false;
+		async function* endless() {
+			try {
+				for (;;) {
+					pulled++;
+					yield `${JSON.stringify({ role: "user", content: "x", timestamp: 0 })}\n`;
+				}
+			} finally {
+				ended = true;
+			}
+		}
+		const loading = loadInput({
+			spec: "-",
+			cwd: tmp,
+			readStdin: async () => "",
+			stdin: endless(),
+			leaf: "a",
+			maxBytes: MAX,
+		});
+		await expect(loading).rejects.toThrow("--leaf applies to pi session files");
+		expect(ended).toBe(true);
+		expect(pulled).toBe(1);
+	});
+});
+
 describe("convert-to-llm --html", () => {
 	it.each([
 		["a file", [DEMO], undefined],
