@@ -11,16 +11,13 @@ export default defineConfig({
 		// keeps (and tsup then makes the file executable). Built with the library so that it shares
 		// its chunks: a plugin loaded with --plugin and the CLI then use the same error classes.
 		...BIN_ENTRIES,
-		// The worker thread that reads the start of a long session file (src/session/parallel-read.ts
-		// finds it beside its own chunk, in dist/).
-		"read-worker": "src/session/read-worker.ts",
 	},
 	format: ["esm", "cjs"],
 	// The bin has no API: declaration files for the entries only.
 	dts: { entry: { ...ENTRIES } },
 	splitting: true,
-	// The CJS build has no `import.meta`: its `import.meta.url` (parallel-read.ts finds the worker
-	// thread's file by it) becomes the file's own URL.
+	// The CJS build has no `import.meta`: its `import.meta.url` (src/pi/copies.ts finds its own file
+	// by it) becomes the file's own URL.
 	shims: true,
 	sourcemap: true,
 	clean: true,

@@ -1,7 +1,7 @@
 /**
  * Value inspection, written once: how a value is described in an error, whether it is a record or an
- * image, how a live setting is read, and what a caught value says. Used by the registry, the hooks and
- * the CLI alike.
+ * image, how a live setting is read, what a caught value says, and one JSONL line parsed. Used by the
+ * registry, the hooks, the session reader and the CLI alike.
  *
  * Ground floor: imports nothing. Every function here is total: it never throws, whatever it is given
  * (revoked proxies, throwing getters and `getPrototypeOf` traps, `Object.create(null)`, symbols), so
@@ -278,4 +278,24 @@ export function settleWithin<T>(
 			},
 		);
 	});
+}
+
+/** What {@link parseJsonLine} returns for text that is not JSON (every JSON value, `null` included, is a value). */
+export const NOT_JSON: unique symbol = Symbol("not JSON");
+
+/** Characters a JSON text can start with (after JSON whitespace); any other start is not JSON. */
+const JSON_START = new Set('{["-0123456789tfn \t\r\n');
+
+/**
+ * `JSON.parse(text)`, or {@link NOT_JSON} when it throws: one line of a JSONL file, as pi reads each
+ * line of a session. Text that cannot start a JSON value is refused without calling `JSON.parse`: a
+ * file of a million junk lines then costs no million `SyntaxError`s (each with a stack trace).
+ */
+export function parseJsonLine(text: string): unknown {
+	if (!JSON_START.has(text.charAt(0))) return NOT_JSON;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return NOT_JSON;
+	}
 }

@@ -399,9 +399,9 @@ describe("the convert-to-llm binary when a run cannot finish", () => {
 		[
 			"an endless pipe on stdin",
 			"yes '[' | cli --max-input 1M -",
-			/^convert-to-llm: stdin is larger than 1 MiB, the most the CLI reads/,
+			/^convert-to-llm: "stdin" is larger than 1 MiB, the most that is read \(--max-input\)/,
 		],
-		["/dev/zero on stdin", "cli --max-input 4M - < /dev/zero", /^convert-to-llm: stdin is larger than 4 MiB/],
+		["/dev/zero on stdin", "cli --max-input 4M - < /dev/zero", /^convert-to-llm: "stdin" is larger than 4 MiB/],
 	])("should refuse %s in one line with exit code 2", (_what, script, message) => {
 		const run = shell(script);
 		expect(run.stdout).toBe("");

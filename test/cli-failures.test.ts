@@ -43,7 +43,7 @@ describe("convert-to-llm input bounds", () => {
 		const run = await cli([file]);
 		expect(run).toMatchObject({ code: 2, stdout: "" });
 		expect(lines(run.stderr)).toEqual([
-			`convert-to-llm: "${file}" is larger than 512 MiB, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input.`,
+			`convert-to-llm: "${file}" is larger than 512 MiB, the most that is read (--max-input). Pass a smaller input, or raise --max-input.`,
 		]);
 	});
 
@@ -61,7 +61,7 @@ describe("convert-to-llm input bounds", () => {
 		] as const) {
 			const run = await cli([...argv], { stdin });
 			expect(run.code).toBe(2);
-			expect(run.stderr).toMatch(/is larger than \d+ bytes, the most the CLI reads \(--max-input\)/);
+			expect(run.stderr).toMatch(/is larger than \d+ bytes, the most that is read \(--max-input\)/);
 		}
 	});
 
@@ -83,7 +83,7 @@ describe("convert-to-llm input bounds", () => {
 			}
 		}
 		await expect(readStreamBounded(endless(), 1024 * 1024)).rejects.toThrow(
-			"stdin is larger than 1 MiB, the most the CLI reads (--max-input).",
+			'"stdin" is larger than 1 MiB, the most that is read (maxBytes).',
 		);
 		expect(pulled).toBe(17);
 	});
@@ -144,7 +144,7 @@ describe("convert-to-llm streamed input", () => {
 		const run = await streamed(["--max-input", "1K", "-"], Buffer.alloc(64 * 1024, 0x20), 256);
 		expect(run.code).toBe(2);
 		expect(run.stderr).toBe(
-			"convert-to-llm: stdin is larger than 1 KiB, the most the CLI reads (--max-input). Pass a smaller history, or raise --max-input.\n",
+			'convert-to-llm: "stdin" is larger than 1 KiB, the most that is read (--max-input). Pass a smaller input, or raise --max-input.\n',
 		);
 		expect(run.pulled).toBe(5);
 	});

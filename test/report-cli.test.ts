@@ -130,7 +130,7 @@ describe("/llm-context --html", () => {
 		const dir = temp();
 		const file = join(dir, "session.jsonl");
 		writeFileSync(file, readFileSync(join(root, fixture("pi1-system-and-edits.jsonl"))));
-		const read = readSession(readFileSync(file, "utf8"));
+		const read = readSession(readFileSync(file, "utf8"), { tree: true });
 		const shown: string[] = [];
 		const ctx = {
 			hasUI: true,
@@ -140,6 +140,9 @@ describe("/llm-context --html", () => {
 			sessionManager: {
 				getSessionFile: () => file,
 				getLeafId: () => read.leafId,
+				// pi's manager holds the entries it read: the report's history column comes from them.
+				getEntries: () => read.tree?.session.entries,
+				getHeader: () => read.header,
 				buildSessionContext: () => ({ messages: read.messages }),
 				buildSessionProjection: () => ({
 					entries: read.entryIds.map((id, i) => ({ sourceEntry: { id }, messages: [read.messages[i]] })),

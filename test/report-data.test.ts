@@ -25,7 +25,7 @@ async function dataOf(
 	setup: (registry: Registry) => void = () => {},
 	observe = true,
 ): Promise<ReportData> {
-	const read = readSession(readFileSync(`${root}/${file}`, "utf8"));
+	const read = readSession(readFileSync(`${root}/${file}`, "utf8"), { tree: true });
 	const registry = createDefaultRegistry();
 	setup(registry);
 	const snapshots = observe ? observeTaps(registry) : undefined;
@@ -37,7 +37,7 @@ async function dataOf(
 		explanation,
 		entryIds: read.entryIds,
 		contextEdits: read.contextEdits,
-		tree: { entries: read.session.entries, leafId: read.leafId },
+		tree: read.tree,
 		snapshots,
 	});
 }

@@ -33,7 +33,7 @@ function hostilePage(): Promise<string> {
 	const file = join(dir, "hostile.jsonl");
 	writeHostileSession(file);
 	const text = readFileSync(file, "utf8");
-	const read = readSession(text);
+	const read = readSession(text, { tree: true });
 	const explanation = createDefaultRegistry().explain(read.messages);
 	return pageOf({
 		title: HOSTILE,
@@ -42,7 +42,7 @@ function hostilePage(): Promise<string> {
 		explanation,
 		entryIds: read.entryIds,
 		contextEdits: read.contextEdits,
-		tree: { entries: read.session.entries, leafId: read.leafId },
+		tree: read.tree,
 	});
 }
 

@@ -189,7 +189,7 @@ describe("readSession vs pi-coding-agent 0.73.1's migration of legacy files", ()
 				run.legacy++;
 				run.entries += lines.length;
 				const actual = readSession(text);
-				expect(actual.session.version).toBe(1);
+				expect(actual.version).toBe(1);
 				expectSame(actual, upstreamRead(text));
 			}),
 			{ seed, numRuns: 300 },
@@ -206,7 +206,7 @@ describe("readSession vs pi-coding-agent 0.73.1's migration of legacy files", ()
 				run.legacy++;
 				run.entries += manager.getEntries().length;
 				const actual = readSession(v2);
-				expect(actual.session.version).toBe(2);
+				expect(actual.version).toBe(2);
 				expectSame(actual, upstreamRead(v2));
 			}),
 			{ seed, numRuns: 150 },

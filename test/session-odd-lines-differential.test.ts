@@ -2,14 +2,17 @@
  * The session reader against each pi line's own `SessionManager.open` (pi 0.73.1 in this process,
  * pi 1.6.0 in a Node 22 child) on files with odd lines: text that is not JSON, blank lines, `null`,
  * `false`, `0`, `""`, truthy JSON that is not an object (`1`, `"x"`, `true`, `[]`), objects without a
- * type, lines before the header, an odd last line, in version 1, 2 and 3 files, at the last entry,
- * `leafId: null`, an unknown leaf and `""`. Hand-written files and generated ones (a fixed seed).
+ * type, lines before the header, an odd last line, a byte order mark at the start and a no-break space
+ * at the end (which pi 0.73.1 trims and pi 1.x does not), in version 1, 2 and 3 files, at the last
+ * entry, `leafId: null`, an unknown leaf and `""`. Hand-written files and generated ones (a fixed seed).
  *
  * Every reading is one of: the same context as pi's (messages, thinking level, model, and the
  * converted Message[]); pi fails to open the file and the reader says so (a problem that names it,
  * or an InvalidSessionError where the file is no session for pi either); or, for pi 0.73.1 only, a
- * line pi 1.x skips (`null`, `false`, `0`, `""`) and 0.73.1 keeps, with the reader's problem saying
- * what 0.73.1 does. Anything else is a mismatch, and there must be none.
+ * line pi 1.x skips (`null`, `false`, `0`, `""`, a last line with a trailing no-break space) and
+ * 0.73.1 keeps, with the reader's problem saying what 0.73.1 does (and 0.73.1's context being the
+ * reader's of the file without that trailing space). Anything else is a mismatch, and there must be
+ * none.
  */
 import { isDeepStrictEqual } from "node:util";
 import * as pi073 from "@mariozechner/pi-coding-agent";
@@ -35,12 +38,19 @@ interface OddFile {
 	hasFalsy: boolean;
 	lastKeptFalsy: boolean;
 	v1Primitive: boolean;
+	/** The first line that is not blank is a session header once trimmed as pi 0.73.1 trims it, and not JSON as it is (pi 1.x refuses the file). */
+	edgeStartHeader: boolean;
+	/** The last line that is not blank is JSON once trimmed as pi 0.73.1 trims it, and not as it is (pi 1.x skips it). */
+	edgeEnd: boolean;
 }
 
 const T = "2025-01-31T12:00:00.000Z";
 const FALSY = ["null", "false", "0", '""'];
 const TRUTHY = ["1", "-2.5", '"x"', "true", "[]", "[1,2]", '[{"type":"message"}]'];
 const JUNK = ["{not json", "garbage", "}", "   ", "", "\t", "\u00a0"];
+/** What pi 0.73.1 trims and pi 1.x does not: a byte order mark at the start, a no-break space at the end. */
+const EDGE_START = "\ufeff";
+const EDGE_END = "\u00a0";
 
 /** A linear session of `count` messages (and a compaction, a model change), as lines. */
 function baseLines(version: number, count: number, next: () => number): { lines: string[]; ids: string[] } {
@@ -105,30 +115,47 @@ function baseLines(version: number, count: number, next: () => number): { lines:
 	return { lines, ids };
 }
 
+/** `JSON.parse(text)`, or `undefined` (no JSON value is `undefined`) when it throws. */
+function parsed(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+}
+
 function describeFile(name: string, version: number, before: string[], body: string[], leafIds: Leaf[]): OddFile {
 	const lines = [...before, ...body];
-	const parsed = lines.map((line) => {
+	const nonBlank = lines.filter((line) => line.trim() !== "");
+	const first = nonBlank[0] ?? "";
+	const last = nonBlank.at(-1) ?? "";
+	const startValue = parsed(first) === undefined ? parsed(first.trimStart()) : undefined;
+	// pi 0.73.1's reading of each line: it trims the whole text, so the first and last line too.
+	const read = lines.map((line) => {
 		try {
 			return { ok: true, value: JSON.parse(line.trim()) as unknown };
 		} catch {
 			return { ok: false, value: undefined };
 		}
 	});
-	const kept = parsed.filter((p) => p.ok);
+	const kept = read.filter((p) => p.ok);
 	const isFalsy = (p: { ok: boolean; value: unknown }) => p.ok && !p.value;
-	const headerAt = parsed.findIndex((p) => p.ok && p.value);
+	const headerAt = read.findIndex((p) => p.ok && p.value);
 	return {
 		name,
 		text: `${lines.join("\n")}\n`,
 		leafIds,
 		version,
-		hasNull: parsed.some((p) => p.ok && p.value === null),
-		falsyBeforeHeader: parsed.slice(0, Math.max(0, headerAt)).some(isFalsy),
+		hasNull: read.some((p) => p.ok && p.value === null),
+		falsyBeforeHeader: read.slice(0, Math.max(0, headerAt)).some(isFalsy),
 		firstIsNull: kept[0]?.value === null,
-		hasFalsy: parsed.some(isFalsy),
+		hasFalsy: read.some(isFalsy),
 		lastKeptFalsy: kept.length > 0 && !kept.at(-1)?.value,
 		v1Primitive:
-			version === 1 && parsed.slice(headerAt + 1).some((p) => p.ok && p.value && typeof p.value !== "object"),
+			version === 1 && read.slice(headerAt + 1).some((p) => p.ok && p.value && typeof p.value !== "object"),
+		edgeStartHeader:
+			typeof startValue === "object" && startValue !== null && (startValue as { type?: unknown }).type === "session",
+		edgeEnd: nonBlank.length > 1 && parsed(last) === undefined && parsed(last.trimEnd()) !== undefined,
 	};
 }
 
@@ -156,6 +183,10 @@ function generated(count: number, seed: number): OddFile[] {
 		if (tail < 0.3) body.push(pick(TRUTHY));
 		else if (tail < 0.4) body.push(pick(FALSY));
 		else if (tail < 0.5) body.push(pick(JUNK));
+		// Whitespace JSON does not allow, where pi 0.73.1 trims it: the file's start and end.
+		const edges = next();
+		if (edges < 0.1) before.unshift(`${EDGE_START}${before.shift() ?? body.shift()}`);
+		else if (edges < 0.2) body.push(`${body.pop()}${EDGE_END}`);
 		const leafIds: Leaf[] = [undefined, null, "nope", ""];
 		if (ids.length > 0) leafIds.push(pick(ids));
 		files.push(describeFile(`generated #${n} (v${version})`, version, before, body, leafIds));
@@ -236,6 +267,62 @@ const HAND_WRITTEN: OddFile[] = [
 		[undefined, "nope"],
 	),
 	describeFile("a v1 number line", 1, [], [header(), v1user("one"), "2", v1user("two")], [undefined]),
+	describeFile(
+		"a byte order mark before the header",
+		3,
+		[],
+		[`${EDGE_START}${header(3)}`, user("a", null, "one"), user("b", "a", "two")],
+		[undefined, "a"],
+	),
+	describeFile(
+		"a byte order mark before a v1 header",
+		1,
+		[],
+		[`${EDGE_START}${header()}`, v1user("one"), v1user("two")],
+		[undefined],
+	),
+	describeFile(
+		"a no-break space after the last line",
+		3,
+		[],
+		[header(3), user("a", null, "one"), `${user("b", "a", "two")}${EDGE_END}`],
+		[undefined, "a", "b"],
+	),
+	describeFile(
+		"a no-break space after the last line, then blank lines",
+		3,
+		[],
+		[header(3), user("a", null, "one"), `${user("b", "a", "two")}${EDGE_END}`, "", " "],
+		[undefined],
+	),
+	describeFile(
+		"a no-break space after the only entry",
+		3,
+		[],
+		[header(3), `${user("a", null, "one")}${EDGE_END}`],
+		[undefined, "a"],
+	),
+	describeFile(
+		"a byte order mark before null",
+		3,
+		[`${EDGE_START}null`],
+		[header(3), user("a", null, "one")],
+		[undefined],
+	),
+	describeFile(
+		"a byte order mark before false",
+		3,
+		[`${EDGE_START}false`],
+		[header(3), user("a", null, "one")],
+		[undefined],
+	),
+	describeFile(
+		"a byte order mark and a no-break space around the file",
+		3,
+		[],
+		[`${EDGE_START}${header(3)}`, user("a", null, "one"), `${user("b", "a", "two")}${EDGE_END}`],
+		[undefined],
+	),
 ];
 
 /** One reading of ours, as comparable facts, or the error it threw. */
@@ -262,8 +349,21 @@ function judge(line: "0.73.1" | "1.6.0", file: OddFile, opened: PiOpened, leafIn
 	const mine = ours(file, leafId);
 	const theirs: PiContext | undefined = "error" in opened.opened ? undefined : opened.contexts?.[leafIndex];
 	const piError = "error" in opened.opened ? opened.opened.error : theirs?.error;
+	const said = "problems" in mine ? (mine.problems ?? "") : "";
+	if (line === "0.73.1" && file.edgeEnd) {
+		// pi 0.73.1 reads the file as the reader reads it without the last line's trailing whitespace.
+		if (!said.includes("pi 0.73.1 trims the end of the file and reads that line")) return "mismatch";
+		const trimmed = { ...file, text: file.text.trimEnd(), edgeEnd: false };
+		return judge(line, trimmed, opened, leafIndex) === "mismatch" ? "mismatch" : "0.73.1 departs, said";
+	}
+	if (line === "1.6.0" && file.edgeStartHeader) {
+		return piError?.includes("not a valid pi session") &&
+			said.includes("pi 1.x does not read that line, and refuses the file")
+			? "pi fails, said"
+			: "mismatch";
+	}
 	if (line === "0.73.1" && file.hasFalsy) {
-		const problems = "problems" in mine ? (mine.problems ?? "") : "";
+		const problems = said;
 		const failsOnNull = problems.includes("pi 0.73.1 fails to open a session with a null line");
 		if (file.falsyBeforeHeader && !file.firstIsNull) {
 			const empty = "entries" in opened.opened && opened.opened.entries === 0;
@@ -339,7 +439,7 @@ describe("session reader on odd lines, against each pi line's SessionManager.ope
 				});
 			});
 			console.log(
-				`[odd-lines differential] pi ${line}: ${files.length} files (${HAND_WRITTEN.length} hand-written), ${readings} readings: ${counts.same} same, ${counts["pi fails, said"]} where pi fails to open and the reader says so, ${counts["0.73.1 departs, said"]} where pi 0.73.1 keeps a line pi 1.x skips and the reader says what 0.73.1 does, ${counts.mismatch} mismatches`,
+				`[odd-lines differential] pi ${line}: ${files.length} files (${HAND_WRITTEN.length} hand-written), ${readings} readings: ${counts.same} same, ${counts["pi fails, said"]} where pi fails to open and the reader says so, ${counts["0.73.1 departs, said"]} where pi 0.73.1 reads a line otherwise (keeps a line pi 1.x skips, or trims the file's last line) and the reader says what 0.73.1 does, ${counts.mismatch} mismatches`,
 			);
 			expect(mismatches).toEqual([]);
 			expect(counts.same).toBeGreaterThan(readings / 2);

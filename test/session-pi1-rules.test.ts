@@ -7,8 +7,11 @@
  * faulty replacements, on which pi throws or sends `content: undefined` (a deliberate difference).
  */
 import { describe, expect, it } from "vitest";
-import { InvalidSessionError, readSession } from "../src/session/index.js";
+import { InvalidSessionError, type ReadSessionResult, readSession } from "../src/session/index.js";
 import { HEADER, jsonl, type Line, MS, messageEntry, T, texts, user } from "./support/session-lines.js";
+
+/** Every entry of the file, as read (`tree: true`). */
+const entriesOf = (read: ReadSessionResult) => read.tree?.session.entries ?? [];
 
 const assistant = (id: string, parentId: string | null, text: string): Line =>
 	messageEntry(id, parentId, {
@@ -69,8 +72,8 @@ describe("pi 1.x: context_edit", () => {
 			edit("e1", "a1", "a1", { content: "[elided]" }),
 			user("u2", "e1", "thanks"),
 		);
-		const context = readSession(text);
-		const stored = context.session.entries[1] as unknown as { message: Line };
+		const context = readSession(text, { tree: true });
+		const stored = entriesOf(context)[1] as unknown as { message: Line };
 		expect(context.messages[1]).toStrictEqual({ ...stored.message, content: [{ type: "text", text: "[elided]" }] });
 		expect(Object.keys(context.messages[1] as object)).toEqual(Object.keys(stored.message));
 		expect(context.messages[1]).not.toBe(stored.message);
@@ -94,7 +97,9 @@ describe("pi 1.x: context_edit", () => {
 		const [message] = readSession(text).messages as unknown as Line[];
 		expect(message).toStrictEqual({ role, content, timestamp: 1 });
 		if (Array.isArray(replacement)) {
-			const stored = readSession(text).session.entries[1] as unknown as { replacement: { content: unknown } };
+			const stored = entriesOf(readSession(text, { tree: true }))[1] as unknown as {
+				replacement: { content: unknown };
+			};
 			expect(readSession(text).messages[0]).toHaveProperty("content", stored.replacement.content);
 		}
 	});
@@ -185,9 +190,9 @@ describe("pi 1.x: compaction and system messages", () => {
 			compaction("c", "u1", "c", { systemMessage: checkpoint }),
 			user("u2", "c", "second"),
 		);
-		const context = readSession(text);
+		const context = readSession(text, { tree: true });
 		expect(texts(text)).toEqual(["system:You are pi.", "compactionSummary:S-c", "user:second"]);
-		expect(context.messages[0]).toBe((context.session.entries[2] as { systemMessage?: unknown }).systemMessage);
+		expect(context.messages[0]).toBe((entriesOf(context)[2] as { systemMessage?: unknown }).systemMessage);
 		expect(context.entryIds).toEqual(["c", "c", "u2"]);
 	});
 
@@ -241,8 +246,8 @@ describe("pi 1.x: entries and content", () => {
 	])("should give a %s message with content %s a copy with content %j", (role, content, expected) => {
 		const message: Line = { role, timestamp: 1 };
 		if (content !== undefined) message.content = content;
-		const context = readSession(jsonl(HEADER, messageEntry("m", null, message)));
-		const stored = (context.session.entries[0] as unknown as { message: Line }).message;
+		const context = readSession(jsonl(HEADER, messageEntry("m", null, message)), { tree: true });
+		const stored = (entriesOf(context)[0] as unknown as { message: Line }).message;
 		expect(context.messages[0]).toStrictEqual({ ...stored, content: expected });
 		expect(context.messages[0]).not.toBe(stored);
 		expect(stored).not.toHaveProperty("content", expected);
@@ -251,8 +256,10 @@ describe("pi 1.x: entries and content", () => {
 	it.each(["custom", "bashExecution", "ticket"])(
 		"should pass a %s message without content on as the same object",
 		(role) => {
-			const context = readSession(jsonl(HEADER, messageEntry("m", null, { role, content: null, timestamp: 1 })));
-			expect(context.messages[0]).toBe((context.session.entries[0] as unknown as { message: Line }).message);
+			const context = readSession(jsonl(HEADER, messageEntry("m", null, { role, content: null, timestamp: 1 })), {
+				tree: true,
+			});
+			expect(context.messages[0]).toBe((entriesOf(context)[0] as unknown as { message: Line }).message);
 		},
 	);
 

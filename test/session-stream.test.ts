@@ -91,9 +91,9 @@ describe("readSessionFile", () => {
 		const text = jsonl(HEADER, user("a", null, long), user("b", "a", "after"));
 		const path = join(tmp, "long.jsonl");
 		writeFileSync(path, text);
-		const read = readSessionFile(path);
+		const read = readSessionFile(path, { tree: true });
 		expect(read.messages.map((m) => (m as { content: string }).content)).toEqual([long, "after"]);
-		expect(read.session.lines).toEqual([2, 3]);
+		expect(read.tree?.session.lines).toEqual([2, 3]);
 	});
 });
 
@@ -143,9 +143,9 @@ describe("session lines pi keeps that are no entries", () => {
 	it("should send an empty context when the last line is JSON but not an object, as pi does, and say so", () => {
 		for (const last of ["1", '"x"', "true", "[]"]) {
 			const text = jsonl(HEADER, user("a", null, "one"), last);
-			const read = readSession(text, { file: "s.jsonl" });
+			const read = readSession(text, { file: "s.jsonl", tree: true });
 			expect(read).toMatchObject({ messages: [], leafId: null, pathLength: 0, thinkingLevel: "off", model: null });
-			expect(read.session.nonEntryLastLine).toBe(3);
+			expect(read.tree?.session.nonEntryLastLine).toBe(3);
 			expect(read.problems.map((p) => p.kind)).toEqual(["not-an-entry", "leaf-not-an-entry"]);
 			expect(read.problems[1]?.message).toBe(
 				'"s.jsonl": pi would send an empty context: the last line is not an entry (line 3 is JSON but not an object, and pi resumes from it). Remove that line, or pick a leaf with leafId.',
@@ -167,9 +167,9 @@ describe("session lines pi keeps that are no entries", () => {
 
 	it("should find the header after any number of lines pi skips", () => {
 		const junk = Array.from({ length: 1200 }, (_, i) => (i % 3 === 0 ? "null" : `junk ${i}`));
-		const read = readSession(jsonl(...junk, HEADER, user("a", null, "one")));
+		const read = readSession(jsonl(...junk, HEADER, user("a", null, "one")), { tree: true });
 		expect(read.messages).toHaveLength(1);
-		expect(read.session.lines).toEqual([1202]);
+		expect(read.tree?.session.lines).toEqual([1202]);
 		expect(read.problemCounts).toEqual([
 			{
 				kind: "skipped-value",

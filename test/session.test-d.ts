@@ -14,6 +14,7 @@ import type {
 	SessionProblemCount,
 	SessionProblemKind,
 	SessionSystemMessage,
+	SessionTree,
 	UsageEntry,
 } from "../src/session/index.js";
 
@@ -54,5 +55,12 @@ describe("session types", () => {
 		expectTypeOf<typeof readSessionStream>().returns.toEqualTypeOf<Promise<ReadSessionResult>>();
 		expectTypeOf<AsyncIterable<Uint8Array>>().toExtend<Parameters<typeof readSessionStream>[0]>();
 		expectTypeOf<AsyncIterable<string>>().toExtend<Parameters<typeof readSessionStream>[0]>();
+	});
+
+	it("should give the file's facts, and its tree only when asked for it", () => {
+		expectTypeOf<ReadSessionResult["tree"]>().toEqualTypeOf<SessionTree | undefined>();
+		expectTypeOf<ReadSessionResult["entryCount"]>().toEqualTypeOf<number>();
+		expectTypeOf<ReadSessionResult>().not.toHaveProperty("session");
+		expectTypeOf<"edge-whitespace">().toExtend<SessionProblemKind>();
 	});
 });

@@ -1,26 +1,20 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { InvalidSessionError } from "../errors.js";
-import type { ContextEditEffect } from "../session/context-types.js";
 import {
-	MIN_PARALLEL_BYTES,
-	readInParallel,
-	type SplitPlan,
-	type StartedWorker,
-	type StartRunner,
-	splitPlan,
-	startWorker,
-} from "../session/parallel-read.js";
-import { NOT_JSON, tryParse } from "../session/parse.js";
-import { omittedText } from "../session/problems.js";
-import type { ReadSessionResult } from "../session/read.js";
-import { latestCompaction, type ReadAt } from "../session/slim.js";
-import type { SessionEntry } from "../session/types.js";
-import { isInstance, isJsonObject } from "../values.js";
+	type ContextEditEffect,
+	fileChunks,
+	InvalidSessionError,
+	omittedText,
+	type ReadSessionOptions,
+	type ReadSessionResult,
+	readSessionFile,
+	readSessionStream,
+	type SessionTree,
+	streamChunks,
+} from "../session/index.js";
+import { isInstance, isJsonObject, NOT_JSON, parseJsonLine } from "../values.js";
 import { CliError, codeOf } from "./cli-error.js";
 import { InputLines, type StreamedInput } from "./input-lines.js";
-import { boundedChunks, fileChunks, tooLarge } from "./read-input.js";
 
 /** The history to convert, and what it was read from. */
 export interface LoadedInput {
@@ -41,8 +35,8 @@ export interface LoadedInput {
 		thinkingLevel: string;
 		/** What the session's `context_edit` entries hid or replaced. */
 		contextEdits: ContextEditEffect[];
-		/** Every entry as read (slim before the latest compaction's kept entry), when `InputSource.tree` asked for them. */
-		tree?: { entries: readonly SessionEntry[]; leafId: string | null };
+		/** Every entry of the file, whole (asked for with `tree`: the HTML report's history column). */
+		tree?: SessionTree;
 	};
 }
 
@@ -58,42 +52,58 @@ export interface InputSource {
 	leaf: string | undefined;
 	/** The most bytes read (`--max-input`). */
 	maxBytes: number;
-	/** Keep a session's entries in the result (`session.tree`), for the report's history column. */
+	/** Whether a session's whole tree is wanted (`--html`). */
 	tree?: boolean;
-	/**
-	 * How a long session file is read on two threads (see parallel-read.ts): the smallest file to
-	 * split (8 MiB), the most of it the start takes (`START_SHARE`, 0.48), and what reads the start (a worker
-	 * thread). Tests set them.
-	 */
-	parallel?: { minBytes?: number; share?: number; runStart?: StartRunner };
 }
 
 const WHAT_TO_PASS = "Pass a pi session file (.jsonl), a JSON array of AgentMessages or JSONL of AgentMessages.";
 
 /**
- * Reads the input and detects its kind, line by line as it arrives: a session or JSONL is parsed as
- * it streams (never held whole); a JSON array, or text whose kind its lines do not tell, is held to
- * be parsed whole. The file is only read (never written, whatever its version). Bad input throws a
+ * Reads the input and detects its kind, line by line as it arrives: a session is read by the
+ * session reader (a file from its path, standard input as the stream it is); JSONL is parsed as it
+ * streams (never held whole); a JSON array, or text whose kind its lines do not tell, is held to be
+ * parsed whole. The file is only read (never written, whatever its version). Bad input throws a
  * {@link CliError} naming the file and what to do.
  */
 export async function loadInput(source: InputSource): Promise<LoadedInput> {
 	const name = source.spec === "-" ? "stdin" : source.spec;
+	const read: ReadSessionOptions = { leafId: source.leaf, file: name, maxBytes: source.maxBytes, tree: source.tree };
+	const bounds = { file: name, maxBytes: source.maxBytes };
+	const lines = new InputLines(name, source.leaf);
 	try {
-		// A file's messages before its latest compaction's kept entry are held slim; should the
-		// context send one of them after all, the file is read again, whole.
-		const hint = source.spec === "-" ? undefined : compactionHint(source);
-		if (hint?.plan !== undefined) {
-			const read = await inParallel(source, name, hint.plan, hint.runStart);
-			if (read?.kind === "session") return fromSession(read.result, name, source.leaf, source.tree);
-			if (read?.kind === "again") {
-				return fromStream(await streamed(source, name, undefined), name, source.leaf, source.tree);
+		if (source.spec !== "-") {
+			const path = resolve(source.cwd, source.spec);
+			for (const chunk of fileChunks(path, bounds)) {
+				lines.push(chunk);
+				// Leaving the loop closes the file: the session reader reads it from its path.
+				if (lines.isSession) break;
 			}
+			if (lines.isSession) return fromSession(readSessionFile(path, read), name, source.leaf);
+			return fromLines(lines.end(), name, source.leaf);
 		}
-		let input = await streamed(source, name, hint?.keptId);
-		if (input.kind === "again") input = await streamed(source, name, undefined);
-		return fromStream(input, name, source.leaf, source.tree);
+		const stdin = source.stdin ?? [await source.readStdin(source.maxBytes)];
+		const chunks = streamChunks(stdin, bounds)[Symbol.asyncIterator]();
+		try {
+			// The chunks read until the kind is known, for the session reader to read again.
+			const seen: (string | Uint8Array)[] = [];
+			for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
+				lines.push(next.value);
+				if (lines.isSession) {
+					seen.push(next.value);
+					// Bounded already: the limit counts what was seen.
+					const result = await readSessionStream(again(seen, chunks), { ...read, maxBytes: undefined });
+					return fromSession(result, name, source.leaf);
+				}
+				if (lines.isUndecided) seen.push(next.value);
+				else seen.length = 0;
+			}
+			return fromLines(lines.end(), name, source.leaf);
+		} finally {
+			// Left early (a refusal, an error): nothing more is read.
+			await chunks.return?.(undefined);
+		}
 	} catch (error) {
-		if (isInstance(error, InvalidSessionError)) throw new CliError(error.message);
+		if (isInstance(error, InvalidSessionError)) throw new CliError(inCliWords(error.message));
 		if (codeOf(error) === "ERR_STRING_TOO_LONG" || isStringLimit(error)) {
 			throw new CliError(
 				`${quote(name)} is too large for Node to hold as one string (about 512 MiB of text), which a JSON array or a single line must be. Pass a smaller history.`,
@@ -103,84 +113,33 @@ export async function loadInput(source: InputSource): Promise<LoadedInput> {
 	}
 }
 
-/**
- * The entry the latest compaction of the file keeps from, read from its end (see slim.ts), and for a
- * long file, where it splits and what reads its start (a worker thread, started before the end is
- * read); nothing when the file cannot be read here (reading it then says why).
- */
-function compactionHint(
-	source: InputSource,
-): { keptId: string | undefined; plan?: SplitPlan; runStart?: StartRunner } | undefined {
-	let fd: number | undefined;
-	let worker: StartedWorker | undefined;
-	try {
-		// Not blocking: a FIFO is refused by fileChunks, not waited on here.
-		fd = openSync(resolve(source.cwd, source.spec), constants.O_RDONLY | constants.O_NONBLOCK);
-		const stats = fstatSync(fd);
-		if (!stats.isFile() || stats.size > source.maxBytes) return undefined;
-		const runStart = source.parallel?.runStart;
-		if (runStart === undefined && stats.size >= (source.parallel?.minBytes ?? MIN_PARALLEL_BYTES)) {
-			worker = startWorker();
-		}
-		const file = fd;
-		const read: ReadAt = (buffer, position) => {
-			let filled = 0;
-			for (let read = -1; filled < buffer.length && read !== 0; filled += read) {
-				read = readSync(file, buffer, filled, buffer.length - filled, position + filled);
-			}
-			return filled;
-		};
-		const compaction = latestCompaction(read, stats.size);
-		const plan = splitPlan(read, stats.size, compaction, source.parallel?.minBytes, source.parallel?.share);
-		if (plan === undefined) worker?.cancel();
-		return { keptId: compaction?.keptId, plan, runStart: runStart ?? worker?.run };
-	} catch {
-		worker?.cancel();
-		return undefined;
-	} finally {
-		if (fd !== undefined) closeSync(fd);
-	}
+/** The chunks `seen`, then the rest of `chunks` (bounded already; the caller ends them). */
+async function* again(
+	seen: readonly (string | Uint8Array)[],
+	chunks: AsyncIterator<string | Uint8Array>,
+): AsyncGenerator<string | Uint8Array> {
+	yield* seen;
+	for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
 }
 
 /**
- * A long session file read on two threads (see parallel-read.ts); `undefined` when it cannot be
- * (then it is read on one).
+ * The session reader's words for its options, as the CLI's flags: problems and errors name
+ * `leafId` and `maxBytes`, and point a pipe to `readSessionStream`.
  */
-function inParallel(source: InputSource, name: string, plan: SplitPlan, runStart: StartRunner | undefined) {
-	return readInParallel(
-		{ path: resolve(source.cwd, source.spec), end: plan.end, slimUntil: plan.slimUntil, file: name },
-		fileChunks(source.spec, source.cwd, source.maxBytes, plan.end),
-		{ leafId: source.leaf, file: name },
-		runStart,
-	);
+const CLI_WORDS: readonly (readonly [string, string])[] = [
+	[" with leafId.", " with --leaf."],
+	["maxBytes", "--max-input"],
+	["read it as a stream with readSessionStream", "- and send the history on standard input"],
+];
+
+function inCliWords(message: string): string {
+	let text = message;
+	for (const [library, cli] of CLI_WORDS) text = text.replaceAll(library, cli);
+	return text;
 }
 
-async function streamed(source: InputSource, name: string, slimUntil: string | undefined): Promise<StreamedInput> {
-	const lines = new InputLines(name, source.leaf, slimUntil);
-	for await (const chunk of chunksOf(source)) lines.push(chunk);
-	return lines.end();
-}
-
-async function* chunksOf(source: InputSource): AsyncGenerator<unknown> {
-	if (source.spec !== "-") {
-		yield* fileChunks(source.spec, source.cwd, source.maxBytes);
-		return;
-	}
-	if (source.stdin !== undefined) {
-		yield* boundedChunks(source.stdin, source.maxBytes);
-		return;
-	}
-	const raw = await source.readStdin(source.maxBytes);
-	// A reader that ignores the limit (a test's) is held to it here.
-	if (raw.length > source.maxBytes / 3 && Buffer.byteLength(raw) > source.maxBytes) {
-		throw tooLarge("stdin", source.maxBytes);
-	}
-	yield raw;
-}
-
-function fromStream(input: StreamedInput, name: string, leaf: string | undefined, tree?: boolean): LoadedInput {
-	if (input.kind === "again") throw new Error("a session read without slim entries cannot send one");
-	if (input.kind === "session") return fromSession(input.result, name, leaf, tree);
+function fromLines(input: StreamedInput, name: string, leaf: string | undefined): LoadedInput {
+	if (input.kind === "session") throw new Error("a session is read by the session reader");
 	if (input.kind === "jsonl") return { kind: "jsonl", name, messages: input.messages, problems: input.problems };
 	return fromText(input.text, input.first, name, leaf);
 }
@@ -197,7 +156,7 @@ function fromText(
 		if (leaf !== undefined) throw leafNeedsSession(name, "a JSON array");
 		return { kind: "json", name, messages: parseArray(text, name), problems: [] };
 	}
-	const whole = tryParse(text);
+	const whole = parseJsonLine(text);
 	if (isJsonObject(whole) && typeof whole.role === "string") {
 		if (leaf !== undefined) throw leafNeedsSession(name, "an AgentMessage");
 		return { kind: "json", name, messages: [whole as unknown as AgentMessage], problems: [] };
@@ -231,12 +190,13 @@ function describe(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-function fromSession(result: ReadSessionResult, name: string, leaf: string | undefined, tree?: boolean): LoadedInput {
-	// A person typed --leaf: an id the file does not have is refused, where the library falls back as pi does.
+function fromSession(result: ReadSessionResult, name: string, leaf: string | undefined): LoadedInput {
+	// A person typed --leaf: an id the file does not have is refused, where the library falls back as
+	// pi does (to the last entry: the context's leaf).
 	if (leaf !== undefined && result.problemCounts.some((count) => count.kind === "unknown-leaf")) {
-		const last = result.session.entries.at(-1)?.id;
+		const last = result.leafId;
 		throw new CliError(
-			`${quote(name)} has no entry with id ${JSON.stringify(leaf)}. Pick the "id" of one of its lines${last === undefined ? "" : ` (the last one is ${JSON.stringify(last)})`}.`,
+			`${quote(name)} has no entry with id ${JSON.stringify(leaf)}. Pick the "id" of one of its lines${last === null ? "" : ` (the last one is ${JSON.stringify(last)})`}.`,
 		);
 	}
 	return {
@@ -245,15 +205,15 @@ function fromSession(result: ReadSessionResult, name: string, leaf: string | und
 		messages: result.messages,
 		problems: shownProblems(result),
 		session: {
-			version: result.session.version,
-			entries: result.session.entries.length,
+			version: result.version,
+			entries: result.entryCount,
 			pathLength: result.pathLength,
 			leafId: result.leafId,
 			entryIds: result.entryIds,
 			model: result.model,
 			thinkingLevel: result.thinkingLevel,
 			contextEdits: result.contextEdits,
-			...(tree === true ? { tree: { entries: result.session.entries, leafId: result.leafId } } : {}),
+			...(result.tree === undefined ? {} : { tree: result.tree }),
 		},
 	};
 }
@@ -273,8 +233,7 @@ function shownProblems(result: ReadSessionResult): string[] {
 		const count = (shown.get(problem.kind) ?? 0) + 1;
 		shown.set(problem.kind, count);
 		if (count > SHOWN_PER_KIND) continue;
-		// The library names its option; the CLI names its flag.
-		lines.push(problem.message.replaceAll(" with leafId.", " with --leaf."));
+		lines.push(inCliWords(problem.message));
 		const total = counts.get(problem.kind) ?? count;
 		if (count === SHOWN_PER_KIND && total > count) lines.push(omittedText(problem.kind, total - count));
 	}

@@ -53,7 +53,7 @@ export async function runCommand(
 	try {
 		const json = args.trim() === "--json";
 		const history = sessionHistory(ctx.sessionManager);
-		const { contextEdits } = history;
+		const { contextEdits, tree, model } = history;
 		let { messages, entryIds } = history;
 		const next = system?.read(ctx);
 		let beside: BesideSystem | undefined;
@@ -100,6 +100,8 @@ export async function runCommand(
 				entryIds,
 				contextEdits,
 				redaction: redacts ? { plugin: redaction } : undefined,
+				tree,
+				model,
 			});
 			write(
 				ctx,

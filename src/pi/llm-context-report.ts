@@ -1,7 +1,7 @@
 /**
  * `/llm-context --html`: the report of pi's next request, written beside the session file. The
- * session file is read once (the history column's entries, and on pi 0.73.1 the entry of each
- * message), never written: the report is refused when its path leads to the session.
+ * history column comes from the entries pi holds (`sessionHistory`), so the session file is not
+ * read, and never written: the report is refused when its path leads to the session.
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Explanation, Plugin } from "../registry/types.js";
@@ -14,8 +14,7 @@ import {
 	writeHtmlReport,
 } from "../report/html-report.js";
 import type { ContextWindow } from "../report/report-types.js";
-import type { ContextEditEffect } from "../session/context-types.js";
-import { readSessionFile } from "../session/read.js";
+import type { ContextEditEffect } from "../session/index.js";
 import type { PiContext } from "./pi-api.js";
 
 /** What `/llm-context --html` knows of the conversion it reports. */
@@ -25,6 +24,10 @@ export interface LlmContextReport {
 	explanation: Explanation;
 	entryIds: readonly string[] | undefined;
 	contextEdits: readonly ContextEditEffect[] | undefined;
+	/** pi's entries and leaf (`sessionHistory`), for the history column. */
+	tree: SessionTree | undefined;
+	/** The session's model (`sessionHistory`), for the context window when pi does not say it. */
+	model: { provider: string; modelId: string } | null | undefined;
 	/** The redaction the conversion used, when `redactSecrets` is on (`plugin` undefined: it could not be found). */
 	redaction: { plugin: Plugin | undefined } | undefined;
 }
@@ -35,28 +38,12 @@ export async function writeLlmContextReport(
 	report: LlmContextReport,
 ): Promise<{ path: string; bytes: number }> {
 	const sessionFile = ctx.sessionManager.getSessionFile();
-	const leafId = ctx.sessionManager.getLeafId?.();
 	const messages = report.messages as readonly AgentMessage[];
-	let { entryIds, contextEdits } = report;
-	let tree: SessionTree | undefined;
-	let model: { provider: string; modelId: string } | null | undefined;
+	const { entryIds, contextEdits, tree } = report;
+	// The session file is not read, but a report may not be written over it.
 	const reads: ReadFile[] = [];
 	const session = sessionFile === undefined ? undefined : readFile(sessionFile);
-	if (session !== undefined) {
-		reads.push(session);
-		try {
-			const read = readSessionFile(sessionFile as string, { leafId: leafId ?? undefined });
-			tree = { entries: read.session.entries, leafId: read.leafId };
-			model = read.model;
-			// pi 0.73.1 does not say which entry each message came from: the file does, when it still
-			// holds what pi sent (the reader's context is pi's, message for message).
-			if (entryIds === undefined && sameRoles(read.messages, messages)) entryIds = read.entryIds;
-			// What the file's context_edits did, when the file still says what pi sent.
-			if (contextEdits === undefined && sameIds(read.entryIds, entryIds)) contextEdits = read.contextEdits;
-		} catch {
-			// A file pi is writing may not read cleanly: the history column then lists the messages.
-		}
-	}
+	if (session !== undefined) reads.push(session);
 	const path = besideSession(sessionFile, ctx.cwd);
 	const { bytes } = await writeHtmlReport(
 		{
@@ -67,7 +54,7 @@ export async function writeLlmContextReport(
 			entryIds,
 			contextEdits,
 			tree,
-			window: currentWindow(ctx) ?? (await contextWindowOf(model)),
+			window: currentWindow(ctx) ?? (await contextWindowOf(report.model)),
 		},
 		{ path, reads },
 		report.redaction,
@@ -86,17 +73,4 @@ function currentWindow(ctx: PiContext): ContextWindow | undefined {
 	} catch {
 		return undefined;
 	}
-}
-
-function sameRoles(a: readonly unknown[], b: readonly unknown[]): boolean {
-	if (a.length !== b.length) return false;
-	const role = (message: unknown) => (message as { role?: unknown } | null)?.role;
-	for (let i = 0; i < a.length; i++) if (role(a[i]) !== role(b[i])) return false;
-	return true;
-}
-
-function sameIds(a: readonly string[], b: readonly string[] | undefined): boolean {
-	if (b === undefined || a.length !== b.length) return false;
-	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-	return true;
 }

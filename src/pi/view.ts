@@ -6,7 +6,7 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Message } from "@earendil-works/pi-ai";
 import type { Explanation } from "../index.js";
-import type { ContextEditEffect } from "../session/context-types.js";
+import type { ContextEditEffect } from "../session/index.js";
 import type { Columns } from "../view/columns.js";
 import { format, plural, renderMessages, totals } from "../view/render.js";
 import { createStyle, oneLine, shown } from "../view/style.js";

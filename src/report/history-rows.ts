@@ -4,22 +4,15 @@
  * compaction and what it summarized, and an entry a `context_edit` hid are marked. Without a session
  * (a JSON history) each history message is a row of its own.
  */
-import type { ContextEditEffect } from "../session/context-types.js";
-import type { SessionEntry } from "../session/types.js";
+import type { ContextEditEffect, SessionEntry, SessionTree } from "../session/index.js";
 import { messageParts, partsText } from "./message-parts.js";
 import { pageLabel } from "./page-text.js";
 import type { HistoryRow, TextPass } from "./report-types.js";
 
 export type { HistoryRow } from "./report-types.js";
 
-/**
- * The session's entries (every branch, as read) and the leaf the report was made for: what the
- * session reader gives, whichever reads it.
- */
-export interface SessionTree {
-	entries: readonly SessionEntry[];
-	leafId: string | null;
-}
+/** The session's entries (every branch, as read) and the leaf the report was made for: the session reader's `tree`. */
+export type { SessionTree };
 
 /** The rows, one at a time: the path's entries when `tree` is given and matches `entryIds`, else one per message. */
 export function* historyRows(
@@ -47,7 +40,7 @@ export function* historyRows(
 	const replaced = new Map<string, string>();
 	for (const edit of edits ?? []) (edit.effect === "hidden" ? hidden : replaced).set(edit.targetId, edit.editId);
 	const path = pathOf(tree);
-	const children = childCounts(tree.entries);
+	const children = childCounts(tree.session.entries);
 	let compactionAt = -1;
 	for (let p = 0; p < path.length; p++) if ((path[p] as SessionEntry).type === "compaction") compactionAt = p;
 	const covered = new Set<number>();
@@ -79,7 +72,7 @@ export function* historyRows(
 function pathOf(tree: SessionTree): SessionEntry[] {
 	if (tree.leafId === null) return [];
 	const byId = new Map<string, SessionEntry>();
-	for (const entry of tree.entries) byId.set(entry.id, entry);
+	for (const entry of tree.session.entries) byId.set(entry.id, entry);
 	const path: SessionEntry[] = [];
 	const seen = new Set<string>();
 	for (let entry = byId.get(tree.leafId); entry !== undefined && !seen.has(entry.id); ) {

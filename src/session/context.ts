@@ -51,12 +51,13 @@ export function buildSessionContext(session: ParsedSession, options: BuildContex
 
 /**
  * {@link buildSessionContext}, with `whole` told the indices of the entries the context sends before
- * their messages are read (the reader checks there that none of them is slim: see slim.ts).
+ * their messages are read (the reader checks there that none of them is slim: see slim.ts); when it
+ * returns `false`, the context is left without its messages.
  */
 export function buildContextWith(
 	session: ParsedSession,
 	options: BuildContextOptions,
-	whole: ((entries: readonly number[]) => void) | undefined,
+	whole: ((entries: readonly number[]) => boolean) | undefined,
 ): SessionContext {
 	const { strict = false, file } = options;
 	const { entries, lines } = session;
@@ -100,7 +101,7 @@ export function buildContextWith(
 		else if (!KNOWN_ENTRY_TYPES.has(entry.type)) reportUnknown(entry, path[p] as number, reporter);
 	}
 	const chosen = contextEntries(entries, links.ids, path, compaction);
-	whole?.(chosen);
+	if (whole?.(chosen) === false) return result;
 	project(session, chosen, result, reporter);
 	result.problemCounts = log.summary();
 	return result;

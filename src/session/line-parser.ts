@@ -1,35 +1,16 @@
 /**
  * A session file, line by line: pi's reading of each line (pi 1.x's `loadEntriesFromFile`, which
- * 0.73.1's gives on every line but `null`, `false`, `0` and `""`), the header check, and the problems,
- * counted. Feeds on lines, so that a file is never held as one string.
+ * 0.73.1's gives on every line but `null`, `false`, `0` and `""`, and but the file's first and last
+ * line, which 0.73.1 trims), the header check, and the problems, counted. Feeds on lines, so that a
+ * file is never held as one string.
  */
 import { InvalidSessionError } from "../errors.js";
-import { describeValue, isJsonObject } from "../values.js";
+import { describeValue, isJsonObject, NOT_JSON, parseJsonLine } from "../values.js";
 import type { LineSink } from "./lines.js";
 import { migrateEntries } from "./migrate.js";
-import { excerptOf, ProblemLog, type SessionProblem, type SessionProblemCount } from "./problems.js";
+import { excerptOf, ProblemLog } from "./problems.js";
 import { slimEntry } from "./slim.js";
 import { CURRENT_SESSION_VERSION, type ParsedSession } from "./types.js";
-
-/** What {@link parseLine} returns for text that is not JSON (every JSON value, `null` included, is a value). */
-export const NOT_JSON: unique symbol = Symbol("not JSON");
-
-/** Characters a JSON text can start with (after JSON whitespace); any other start is not JSON. */
-const JSON_START = new Set('{["-0123456789tfn \t\r\n');
-
-/**
- * `JSON.parse(text)`, or {@link NOT_JSON} when it throws. Text that cannot start a JSON value is
- * refused without calling `JSON.parse`: a file of a million junk lines then costs no million
- * `SyntaxError`s (each with a stack trace).
- */
-export function parseLine(text: string): unknown {
-	if (!JSON_START.has(text.charAt(0))) return NOT_JSON;
-	try {
-		return JSON.parse(text);
-	} catch {
-		return NOT_JSON;
-	}
-}
 
 /** Whether a line is blank as pi tests it (`!line.trim()`), without copying a long line to find out. */
 function isBlank(text: string): boolean {
@@ -50,31 +31,25 @@ export interface LineParserOptions {
 	 * before that entry's line are held slim (see slim.ts).
 	 */
 	slimUntil?: string;
-	/**
-	 * The lines are the rest of a version 3 file whose start another parser reads (see
-	 * parallel-read.ts): its header is taken as read (a stand-in until {@link withStart}), the first
-	 * line is not the file's first, and line numbers count from the range's first line.
-	 */
-	rest?: boolean;
 }
 
-/** What a {@link SessionLineParser} of a file's start holds, for the parser of its rest. */
-export interface ParsedStart {
-	/** The kept values: the header first (see {@link SessionLineParser}). */
-	raw: unknown[];
-	lines: number[];
-	problems: SessionProblem[];
-	counts: SessionProblemCount[];
+/** A line that is not JSON as it is, but is once trimmed as pi 0.73.1 trims the file's end. */
+interface TrimmedEnd {
+	text: string;
+	line: number;
 }
 
 /**
- * Reads the lines of a session as pi does, one at a time; {@link SessionLineParser.finish} then
- * gives the parsed, migrated session.
+ * Reads the lines of a session as pi 1.x does, one at a time; {@link SessionLineParser.finish}
+ * then gives the parsed, migrated session.
  *
- * pi 0.73.1 trims the whole text before splitting it (pi 1.x does not: only JSON whitespace around a
- * line is ignored then), so the first line that is not blank loses its leading whitespace and the
- * last its trailing whitespace (a byte order mark, a no-break space): each line is handled one line
- * late, once it is known whether it is the last.
+ * pi 0.73.1 trims the whole text before splitting it, so its first line that is not blank loses its
+ * leading whitespace and its last one its trailing whitespace; pi 1.x parses each line as it is,
+ * and JSON allows only spaces, tabs and line ends around a value. They part on a first or last line
+ * with other whitespace at that end (a byte order mark, a no-break space): such a line is read as
+ * pi 1.x reads it (skipped: it is not JSON) and the problem says what pi 0.73.1 does, except a
+ * first line that pi 0.73.1 reads as the session header, without which pi 1.x refuses the file:
+ * that header is read, and the problem says that pi 1.x does not open the file.
  */
 export class SessionLineParser implements LineSink {
 	readonly log: ProblemLog;
@@ -83,95 +58,54 @@ export class SessionLineParser implements LineSink {
 	private readonly raw: unknown[] = [];
 	private readonly lines: number[] = [];
 	private started = false;
-	private waiting: string | undefined;
-	private waitingLine = 0;
+	/** The last line seen, when it is JSON once trimmed as pi 0.73.1 trims the file's last line. */
+	private trimmedEnd: TrimmedEnd | undefined;
 	private version = 1;
 	private slimUntil: string | undefined;
-	/** Whether the header asked for slim entries, and whether the entry they end at was met. */
-	private slimming = false;
-	private keptMet = false;
 
 	constructor(private readonly options: LineParserOptions = {}) {
 		this.log = new ProblemLog(options.strict === true, options.file);
 		this.where = options.file === undefined ? "The session" : `"${options.file}"`;
-		if (options.rest === true) {
-			this.started = true;
-			this.header({ type: "session", id: "", version: CURRENT_SESSION_VERSION }, 0);
-		}
-	}
-
-	/**
-	 * What a parser of a file's start read, its last line taken as any other (the file goes on), or
-	 * `undefined` when the parser of the rest cannot follow it: no version 3 header, no slim hint,
-	 * the hinted entry met (the rest would not be slim), or a line still waiting.
-	 */
-	start(): ParsedStart | undefined {
-		if (this.waiting !== undefined) this.take(this.waiting, this.waitingLine);
-		this.waiting = undefined;
-		if (this.raw.length === 0 || !this.slimming || this.keptMet) return undefined;
-		return { raw: this.raw, lines: this.lines, problems: this.log.problems, counts: this.log.summary() };
-	}
-
-	/**
-	 * The session whose start is `start` (read by another parser, over `lineCount` lines) and whose
-	 * rest this parser read; `undefined` when the two cannot be joined as one parser would have read
-	 * them: the rest met a problem (its line numbers and texts assumed the start's), or has no value.
-	 */
-	withStart(start: ParsedStart, lineCount: number): ParsedSession | undefined {
-		if (this.waiting !== undefined) this.take(this.waiting.trimEnd(), this.waitingLine);
-		this.waiting = undefined;
-		if (this.log.problems.length > 0 || this.raw.length < 2) return undefined;
-		// Made at their length: a start and a rest of 400,000 values in all, joined by `push`, cost 20 ms.
-		const head = start.raw.length;
-		const raw: unknown[] = new Array(head + this.raw.length - 1);
-		const lines: number[] = new Array(raw.length);
-		for (let i = 0; i < head; i++) {
-			raw[i] = start.raw[i];
-			lines[i] = start.lines[i] as number;
-		}
-		for (let i = 1; i < this.raw.length; i++) {
-			raw[head + i - 1] = this.raw[i];
-			lines[head + i - 1] = (this.lines[i] as number) + lineCount;
-		}
-		return sessionOf(raw, lines, start.problems, start.counts, CURRENT_SESSION_VERSION);
 	}
 
 	line(text: string, number: number): void {
 		if (isBlank(text)) return;
-		if (!this.started) {
-			this.started = true;
-			text = text.trimStart();
-		}
-		if (this.waiting !== undefined) this.take(this.waiting, this.waitingLine);
-		this.waiting = text;
-		this.waitingLine = number;
+		// Not the last line after all: pi 0.73.1 skips it too.
+		if (this.trimmedEnd !== undefined) this.notJson(this.trimmedEnd.text, this.trimmedEnd.line);
+		this.trimmedEnd = undefined;
+		const value = parseJsonLine(text);
+		if (value !== NOT_JSON) this.take(value, text, number);
+		else if (!this.started) this.firstNotJson(text, number);
+		else if (isJsonOnceTrimmed(text.trimEnd(), text)) this.trimmedEnd = { text, line: number };
+		else this.notJson(text, number);
+		this.started = true;
 	}
 
 	/** The session read so far, with its last line; throws when it is not a pi session. */
 	finish(): ParsedSession {
-		if (this.waiting !== undefined) this.take(this.waiting.trimEnd(), this.waitingLine);
-		this.waiting = undefined;
+		if (this.trimmedEnd !== undefined) this.lastTrimmed(this.trimmedEnd);
+		this.trimmedEnd = undefined;
 		const { raw, lines, where } = this;
-		const file = this.options.file;
 		if (raw.length === 0) {
 			throw new InvalidSessionError(
 				`${where} has no JSON line. Pass a pi session file (.jsonl, first line {"type":"session",…}).`,
-				{ file },
+				{ file: this.options.file },
 			);
 		}
-		return sessionOf(raw, lines, this.log.problems, this.log.summary(), this.version);
+		const session: ParsedSession = {
+			...migrateEntries(raw, lines),
+			problems: this.log.problems,
+			problemCounts: this.log.summary(),
+		};
+		// pi's default leaf is the last kept line; one that is not an object (kept by pi, not by the
+		// reader) is no entry: pi then sends nothing. (In a version 1 file pi gives an array an id and
+		// fails on any other value.)
+		const last = raw.length - 1;
+		if (last > 0 && !isJsonObject(raw[last]) && this.version >= 2) session.nonEntryLastLine = lines[last];
+		return session;
 	}
 
-	private take(text: string, line: number): void {
-		const value = parseLine(text);
-		if (value === NOT_JSON) {
-			this.log.add("not-json", { line, excerpt: excerptOf(text) }, () =>
-				this.raw.length === 0
-					? `${this.where}, line ${line} is not valid JSON; it was skipped, as pi skips it (pi looks for the session header on the first line that parses). Fix or remove that line.`
-					: `${this.where}, line ${line} is not valid JSON; it was skipped, as pi skips it. Fix or remove that line.`,
-			);
-			return;
-		}
+	private take(value: unknown, text: string, line: number): void {
 		if (!value) {
 			this.log.add("skipped-value", { line, excerpt: excerptOf(text) }, () => this.skippedText(value, line));
 			return;
@@ -181,10 +115,8 @@ export class SessionLineParser implements LineSink {
 			return;
 		}
 		if (this.slimUntil !== undefined && isJsonObject(value)) {
-			if (value.id === this.slimUntil) {
-				this.slimUntil = undefined;
-				this.keptMet = true;
-			} else {
+			if (value.id === this.slimUntil) this.slimUntil = undefined;
+			else {
 				this.raw.push(slimEntry(value));
 				this.lines.push(line);
 				return;
@@ -195,6 +127,62 @@ export class SessionLineParser implements LineSink {
 		if (!isJsonObject(value)) {
 			this.log.add("not-an-entry", { line, excerpt: excerptOf(text) }, () => this.nonEntryText(value, line));
 		}
+	}
+
+	private notJson(text: string, line: number): void {
+		this.log.add("not-json", { line, excerpt: excerptOf(text) }, () =>
+			this.raw.length === 0
+				? `${this.where}, line ${line} is not valid JSON; it was skipped, as pi skips it (pi looks for the session header on the first line that parses). Fix or remove that line.`
+				: `${this.where}, line ${line} is not valid JSON; it was skipped, as pi skips it. Fix or remove that line.`,
+		);
+	}
+
+	/**
+	 * The first line that is not blank, not JSON as it is: pi 0.73.1 reads it without its leading
+	 * whitespace. A session header read so is taken (pi 1.x refuses the file without it); any other
+	 * value is skipped, as pi 1.x skips the line.
+	 */
+	private firstNotJson(text: string, line: number): void {
+		const trimmed = text.trimStart();
+		const value = parseJsonLine(trimmed);
+		if (value === NOT_JSON) {
+			// It may be the file's only line, which pi 0.73.1 trims at both ends.
+			if (isJsonOnceTrimmed(text.trim(), text)) this.trimmedEnd = { text, line };
+			else this.notJson(text, line);
+			return;
+		}
+		const site = { line, excerpt: excerptOf(text) };
+		const what = `${this.where}, line ${line} starts with ${edgeCharacter(text, false)}, which is not JSON whitespace`;
+		if (isJsonObject(value) && value.type === "session" && typeof value.id === "string") {
+			this.log.add(
+				"edge-whitespace",
+				site,
+				() =>
+					`${what}: pi 1.x does not read that line, and refuses the file unless the next line it reads is a session header; pi 0.73.1 trims the start of the file and reads the header, as the reader did. Remove that character.`,
+			);
+			this.take(value, trimmed, line);
+			return;
+		}
+		const old =
+			value === null
+				? "pi 0.73.1 fails to open a session with a null line"
+				: "pi 0.73.1 takes it for the header and reads no session";
+		this.log.add(
+			"edge-whitespace",
+			site,
+			() =>
+				`${what}; it was skipped, as pi 1.x skips it (pi 0.73.1 trims the start of the file and reads the line: ${old}). Remove that character.`,
+		);
+	}
+
+	/** The last line that is not blank, not JSON as it is: pi 0.73.1 reads it without its trailing whitespace. */
+	private lastTrimmed({ text, line }: TrimmedEnd): void {
+		this.log.add(
+			"edge-whitespace",
+			{ line, excerpt: excerptOf(text) },
+			() =>
+				`${this.where}, line ${line} ends with ${edgeCharacter(text, true)}, which is not JSON whitespace; it was skipped, as pi 1.x skips it (pi 0.73.1 trims the end of the file and reads that line, as its last value). Remove that character.`,
+		);
 	}
 
 	private header(value: unknown, line: number): void {
@@ -214,10 +202,7 @@ export class SessionLineParser implements LineSink {
 		// pi reads a missing version as 1 and compares loosely; keep its exact expression.
 		this.version = ((value.version ?? 1) as number) >= 2 ? CURRENT_SESSION_VERSION : 1;
 		// Versions 1 and 2 are migrated entry by entry: only a version 3 file's entries are held slim.
-		if (((value.version ?? 1) as number) >= CURRENT_SESSION_VERSION) {
-			this.slimUntil = this.options.slimUntil;
-			this.slimming = this.slimUntil !== undefined;
-		}
+		if (((value.version ?? 1) as number) >= CURRENT_SESSION_VERSION) this.slimUntil = this.options.slimUntil;
 		this.raw.push(value);
 		this.lines.push(line);
 	}
@@ -246,21 +231,24 @@ export class SessionLineParser implements LineSink {
 	}
 }
 
-/** The parsed, migrated session of the values pi keeps (`raw`, the header first), read at `lines`. */
-function sessionOf(
-	raw: unknown[],
-	lines: number[],
-	problems: SessionProblem[],
-	problemCounts: SessionProblemCount[],
-	version: number,
-): ParsedSession {
-	const last = raw.length - 1;
-	const session: ParsedSession = { ...migrateEntries(raw, lines), problems, problemCounts };
-	// pi's default leaf is the last kept line; one that is not an object (kept by pi, not by the
-	// reader) is no entry: pi then sends nothing. (In a version 1 file pi gives an array an id and
-	// fails on any other value.)
-	if (last > 0 && !isJsonObject(raw[last]) && version >= 2) session.nonEntryLastLine = lines[last];
-	return session;
+/** Whether `trimmed`, `text` without some whitespace, is JSON where `text` is not. */
+const isJsonOnceTrimmed = (trimmed: string, text: string): boolean =>
+	trimmed.length !== text.length && parseJsonLine(trimmed) !== NOT_JSON;
+
+/** JSON's whitespace: what `JSON.parse` allows around a value. */
+const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
+/** The first character at the start (or the end) of `text` that `trim()` removes and JSON does not allow, named. */
+function edgeCharacter(text: string, fromEnd: boolean): string {
+	for (let k = 0; k < text.length; k++) {
+		const code = text.charCodeAt(fromEnd ? text.length - 1 - k : k);
+		if (isJsonSpace(code)) continue;
+		const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+		if (code === 0xfeff) return `${hex} (a byte order mark)`;
+		if (code === 0xa0) return `${hex} (a no-break space)`;
+		return hex;
+	}
+	return "whitespace";
 }
 
 /** Whether `value >= 3` can be asked of `value` (JSON's `{"valueOf":0,"toString":0}` cannot). */

@@ -4,15 +4,32 @@
  */
 import { StringDecoder } from "node:string_decoder";
 
-/** Where the lines go: each line without its `\n`, with its 1-based number. */
+/**
+ * Where a {@link LineSplitter}'s lines go.
+ *
+ * Contract: `line` is called once per line, in order, with the line without its `\n` and its 1-based
+ * number; it may throw, which ends the splitting there.
+ *
+ * @example
+ * const sink: LineSink = { line: (text, number) => console.log(number, text.length) };
+ */
 export interface LineSink {
 	line(text: string, number: number): void;
 }
 
 /**
  * Splits chunks of text (or of UTF-8 bytes: a character split between two chunks is decoded whole)
- * on `\n`, as pi's `split("\n")` does, and hands each line to `sink`. `\r` stays on its line (JSON
- * allows it around a value, and a blank line is blank with it).
+ * on `\n`, as pi's `split("\n")` does, and hands each line to `sink`: the session reader's lines, for
+ * a host that reads other JSONL the same way (the CLI).
+ *
+ * Contract: `\r` stays on its line (JSON allows it around a value, and a blank line is blank with
+ * it); a line is handed on once its `\n` arrives, the last one (without a `\n`) at `end()`. A line
+ * longer than Node's longest string throws a `RangeError`.
+ *
+ * @example
+ * const splitter = new LineSplitter({ line: (text, number) => lines.push(text) });
+ * for await (const chunk of stream) splitter.push(chunk);
+ * splitter.end();
  */
 export class LineSplitter {
 	private pending = "";

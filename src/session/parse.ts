@@ -2,8 +2,6 @@ import { SessionLineParser } from "./line-parser.js";
 import { splitText } from "./lines.js";
 import type { ParsedSession, ParseSessionOptions } from "./types.js";
 
-export { NOT_JSON, parseLine as tryParse } from "./line-parser.js";
-
 /**
  * Options of {@link parseSession}.
  *
@@ -20,12 +18,12 @@ export interface ParseOptions extends ParseSessionOptions {
 /**
  * Parses the text of a pi session file and migrates it to version 3, in memory.
  *
- * Contract: reads lines as pi does (split on `\n`, blank lines ignored, the whole text trimmed as pi
- * 0.73.1 trims it; a line that is not JSON, or is `null`, `false`, `0` or `""`, skipped as pi 1.x
- * skips it; a truthy line that is not an object, which pi keeps as an entry that sends nothing, left
- * out), each listed in `problems` with its line number (the first few of each kind; `problemCounts`
- * counts them all); the first value pi keeps must be the header (`{"type":"session","id":…}`).
- * Never changes `text` or any file.
+ * Contract: reads lines as pi 1.x does (split on `\n`, blank lines ignored; a line that is not JSON,
+ * or is `null`, `false`, `0` or `""`, skipped; a truthy line that is not an object, which pi keeps as
+ * an entry that sends nothing, left out), each listed in `problems` with its line number and what pi
+ * 0.73.1 does where it reads the line otherwise (the first few of each kind; `problemCounts` counts
+ * them all); the first value pi keeps must be the header (`{"type":"session","id":…}`). Never
+ * changes `text` or any file.
  *
  * @throws {InvalidSessionError} when the text has no JSON line or does not start with a session
  * header, and in strict mode on the first skipped line.

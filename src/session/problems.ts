@@ -11,7 +11,10 @@ import { InvalidSessionError } from "../errors.js";
  * Contract: line problems (the line is read as pi reads it): `"not-json"` a line that is not JSON
  * (skipped); `"skipped-value"` a JSON `null`, `false`, `0` or `""` line (skipped, as pi 1.x skips it;
  * pi 0.73.1 keeps it); `"not-an-entry"` a truthy JSON line that is not an object (`1`, `"x"`, `true`,
- * `[]`), kept as an entry that sends nothing, as pi keeps it. Path problems: `"unknown-leaf"`,
+ * `[]`), kept as an entry that sends nothing, as pi keeps it; `"edge-whitespace"` the file's first or
+ * last line with whitespace JSON does not allow at that end (a byte order mark, a no-break space),
+ * which pi 0.73.1 trims and pi 1.x does not (skipped as pi 1.x skips it, but a session header, which
+ * is read: pi 1.x then refuses the file). Path problems: `"unknown-leaf"`,
  * `"leaf-not-an-entry"` (pi sends an empty context), `"broken-link"`, `"loop"`, `"no-message"`,
  * `"bad-timestamp"`, `"unknown-type"`, `"bad-edit"`, `"uneditable"`.
  *
@@ -22,6 +25,7 @@ export type SessionProblemKind =
 	| "not-json"
 	| "skipped-value"
 	| "not-an-entry"
+	| "edge-whitespace"
 	| "unknown-leaf"
 	| "leaf-not-an-entry"
 	| "broken-link"
@@ -77,6 +81,7 @@ const KIND_TEXT: ReadonlyMap<SessionProblemKind, [noun: "lines" | "entries", wha
 	["not-json", ["lines", "not valid JSON, skipped"]],
 	["skipped-value", ["lines", "null, false, 0 or an empty string, skipped as pi 1.x skips them"]],
 	["not-an-entry", ["lines", "JSON that is not an object, kept as entries that send nothing, as pi keeps them"]],
+	["edge-whitespace", ["lines", "whitespace JSON does not allow at the file's start or end, which pi 0.73.1 trims"]],
 	["unknown-leaf", ["entries", "an unknown leafId"]],
 	["leaf-not-an-entry", ["entries", "a leaf that is not an entry"]],
 	["broken-link", ["entries", "a parent that is not in the file"]],
@@ -144,7 +149,17 @@ function countOf(kind: SessionProblemKind, count: number): SessionProblemCount {
 	return { kind, count, omitted, summary: omittedText(kind, omitted) };
 }
 
-/** "… and 4,999,990 more lines like it: not valid JSON, skipped.": `omitted` problems of `kind` not shown. */
+/**
+ * The line that stands for the problems of a kind left unshown: "… and 4,999,990 more lines like it:
+ * not valid JSON, skipped.".
+ *
+ * Contract: `omitted` (at least 1) is how many problems of `kind` are not shown; the text is the one
+ * `SessionProblemCount.summary` holds for the problems `problems` leaves out.
+ *
+ * @example
+ * // Three of each kind shown, then how many more there are.
+ * const more = omittedText("not-json", count - 3);
+ */
 export function omittedText(kind: SessionProblemKind, omitted: number): string {
 	const [noun, what] = KIND_TEXT.get(kind) ?? ["lines", kind];
 	const like =

@@ -1,54 +1,90 @@
-import { closeSync, openSync, readSync } from "node:fs";
+/**
+ * The one entrance for reading a pi session, from a text, a file or a stream: the bounded source
+ * (source.ts), the lines read as pi reads them (line-parser.ts), the message entries the context will
+ * not send held slim, the second pass when it sends one after all (slim.ts), and the context
+ * (context.ts); it returns, in one read, what every caller needs.
+ */
 import { InvalidSessionError } from "../errors.js";
 import { buildContextWith } from "./context.js";
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
 import { SessionLineParser } from "./line-parser.js";
-import { type LineSink, LineSplitter, splitText } from "./lines.js";
-import { anySlim } from "./slim.js";
-import type { ParsedSession, ParseSessionOptions, SessionEntry } from "./types.js";
+import { LineSplitter } from "./lines.js";
+import { anySlim, latestKeptId, latestKeptIdInText } from "./slim.js";
+import { openFile, streamChunks } from "./source.js";
+import type { ParsedSession, ParseSessionOptions, SessionHeader } from "./types.js";
 
 /**
  * Options of {@link readSession}, {@link readSessionFile} and {@link readSessionStream}.
  *
  * Contract: `strict` applies to both steps (a skipped line and a problem on the path both throw);
- * `leafId` is as in {@link SessionContextOptions}; `file` only names the file in messages, nothing is
- * read from it.
+ * `leafId` is as in {@link SessionContextOptions}; `file` only names the file in problems and errors,
+ * nothing is read from it; `tree: true` adds {@link ReadSessionResult.tree}; `maxBytes` bounds what
+ * `readSessionFile` and `readSessionStream` read.
  *
  * @example
- * const { messages } = readSession(text, { leafId: "a1b2c3d4", strict: true, file: "session.jsonl" });
+ * const { messages } = readSessionFile(path, { leafId: "a1b2c3d4", strict: true, maxBytes: 256 * 1024 ** 2 });
  */
 export interface ReadSessionOptions extends ParseSessionOptions, SessionContextOptions {
 	/** The name of the file, used in problems and errors. `readSessionFile` sets it to the path. */
 	file?: string;
+	/**
+	 * Return every entry of the file, whole, as `tree` (what a view of the whole tree needs, such as
+	 * the HTML report's history column). The file is then read in one pass with every entry whole, so
+	 * a long session takes more memory. Default `false`.
+	 */
+	tree?: boolean;
+	/**
+	 * The most bytes `readSessionFile` and `readSessionStream` read: a larger file is refused before it
+	 * is read, a longer stream once it passes the limit. Default: no limit.
+	 */
+	maxBytes?: number;
 }
 
 /**
- * A session read end to end: the parsed file and the context pi would send from the leaf.
+ * The whole tree of a session: every entry of the file, on every branch, and the leaf the context
+ * was built from.
  *
- * Contract: `problems` lists the skipped lines first, then the problems met on the path (the first
- * few of each kind), `problemCounts` the counts of both; the other fields are {@link SessionContext}'s,
- * and `session` is the whole file (every branch), parsed.
+ * Contract: `session` is the file parsed and migrated (every entry whole, in file order, with its
+ * line); `leafId` is {@link SessionContext.leafId}.
  *
  * @example
- * const { messages, entryIds, problems, session } = readSession(text);
+ * const { tree } = readSessionFile(path, { tree: true });
+ * const branches = tree?.session.entries.filter((entry) => entry.parentId === null).length;
+ */
+export interface SessionTree {
+	session: ParsedSession;
+	leafId: string | null;
+}
+
+/**
+ * A session read end to end: the context pi would send from the leaf, and the file's facts.
+ *
+ * Contract: `problems` lists the skipped lines first, then the problems met on the path (the first
+ * few of each kind), `problemCounts` the counts of both; the other {@link SessionContext} fields are
+ * the context's. `header`, `version` and `entryCount` are the file's (every branch); `tree` is set
+ * only when asked for (`tree: true`).
+ *
+ * @example
+ * const { messages, entryIds, problems, entryCount } = readSession(text);
  * for (const problem of problems) console.warn(problem.message);
  */
 export interface ReadSessionResult extends SessionContext {
-	session: ParsedSession;
+	/** The header line, its `version` set to the current one. */
+	header: SessionHeader;
+	/** The format version the file was written in (1 when the header has none). */
+	version: number;
+	/** How many entries the file holds, on every branch. */
+	entryCount: number;
+	/** With `tree: true`: every entry of the file, whole, and the leaf. */
+	tree?: SessionTree;
 }
 
 /**
- * Bytes read from a file at a time: 64 KiB, so that each chunk's text is a young object that dies in
- * the next scavenge (a megabyte's goes to the large-object space and waits for a full collection:
- * about 30 MB more at the peak of a 400,000-entry session).
- */
-const CHUNK = 64 * 1024;
-
-/**
- * Parses the text of a pi session file (any version) and builds the context pi would send.
+ * Reads a session from the text of a pi session file (any version) and builds the context pi would
+ * send.
  *
- * Contract: {@link parseSession} then {@link buildSessionContext}, with the same options: the
- * messages deep-equal pi's (0.73.1 and 1.6.0) for the same file and leaf. Lenient by default (problems are
+ * Contract: {@link parseSession} then {@link buildSessionContext}, with the same options: the messages
+ * deep-equal pi's (0.73.1 and 1.6.0) for the same file and leaf. Lenient by default (problems are
  * listed, not thrown); the text is only read.
  *
  * @throws {InvalidSessionError} see {@link parseSession} and {@link buildSessionContext}.
@@ -57,9 +93,8 @@ const CHUNK = 64 * 1024;
  * const model = convertToLlm(messages);
  */
 export function readSession(text: string, options: ReadSessionOptions = {}): ReadSessionResult {
-	const parser = new SessionLineParser({ strict: options.strict, file: options.file });
-	splitText(text, parser);
-	return contextOf(parser, options, options.file);
+	const slimUntil = options.tree === true ? undefined : latestKeptIdInText(text);
+	return readInPasses(() => [text], slimUntil, options, options.file);
 }
 
 /**
@@ -67,40 +102,34 @@ export function readSession(text: string, options: ReadSessionOptions = {}): Rea
  * pi's `SessionManager.open`, it never migrates, rewrites or truncates it.
  *
  * Contract: {@link readSession} of the file's UTF-8 text, with `file` defaulting to `path` so that
- * problems name it; the file is read 64 KiB at a time and line by line, as pi 1.x reads it, so
- * its size is bounded by memory for the parsed entries only, not by Node's longest string (about
- * 512 MiB): only a single line must fit in one.
+ * problems name it. Only a regular file is read, at most `maxBytes` of it. The file is read 64 KiB
+ * at a time and line by line, as pi 1.x reads it, so its size is bounded by memory for the parsed
+ * entries only, not by Node's longest string (about 512 MiB): only a single line must fit in one.
  *
- * @throws {InvalidSessionError} see {@link readSession}, and for a line longer than Node's longest
- * string; a file that cannot be read throws Node's error.
+ * @throws {InvalidSessionError} see {@link readSession}; for a path that is no regular file (a
+ * directory, a pipe: read a pipe with {@link readSessionStream}), cannot be read or is larger than
+ * `maxBytes`; and for a line longer than Node's longest string.
  * @example
  * const { messages, problems } = readSessionFile(join(homedir(), ".pi/agent/sessions/…/session.jsonl"));
  */
 export function readSessionFile(path: string, options: ReadSessionOptions = {}): ReadSessionResult {
 	const file = options.file ?? path;
-	const parser = new SessionLineParser({ strict: options.strict, file });
-	const splitter = new LineSplitter(parser);
-	const fd = openSync(path, "r");
+	const open = openFile(path, { file, maxBytes: options.maxBytes ?? Number.POSITIVE_INFINITY });
 	try {
-		const buffer = Buffer.allocUnsafe(CHUNK);
-		for (;;) {
-			const read = readSync(fd, buffer, 0, CHUNK, null);
-			if (read === 0) break;
-			push(splitter, buffer.subarray(0, read), file);
-		}
-		splitter.end();
+		const slimUntil = options.tree === true ? undefined : latestKeptId(open.readAt, open.size);
+		return readInPasses(() => open.chunks(), slimUntil, options, file);
 	} finally {
-		closeSync(fd);
+		open.close();
 	}
-	return contextOf(parser, options, file);
 }
 
 /**
  * Reads a pi session from any stream of chunks (a file stream, standard input, a fetch body): text
  * or UTF-8 bytes, split anywhere (a character split between two chunks is decoded whole).
  *
- * Contract: {@link readSession} of the concatenated chunks; lines are parsed as they arrive, so the
- * text is never held whole. The iteration is ended (`return()`) when the reader throws.
+ * Contract: {@link readSession} of the concatenated chunks, at most `maxBytes` of them; lines are
+ * parsed as they arrive, so the text is never held whole. A stream is read once: every entry is held
+ * whole. The iteration is ended (`return()`) when the reader throws.
  *
  * @throws {InvalidSessionError} as {@link readSessionFile}; the stream's own errors reject as they are.
  * @example
@@ -108,53 +137,52 @@ export function readSessionFile(path: string, options: ReadSessionOptions = {}):
  * const fromStdin = await readSessionStream(process.stdin, { file: "stdin" });
  */
 export async function readSessionStream(
-	chunks: AsyncIterable<string | Uint8Array>,
+	chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
 	options: ReadSessionOptions = {},
 ): Promise<ReadSessionResult> {
-	const parser = new SessionLineParser({ strict: options.strict, file: options.file });
+	const { file } = options;
+	const parser = new SessionLineParser({ strict: options.strict, file });
 	const splitter = new LineSplitter(parser);
-	for await (const chunk of chunks) push(splitter, chunk, options.file);
+	for await (const chunk of streamChunks(chunks, { file, maxBytes: options.maxBytes ?? Number.POSITIVE_INFINITY })) {
+		push(splitter, chunk, file);
+	}
 	splitter.end();
-	return contextOf(parser, options, options.file);
+	return resultOf(parser.finish(), options, file, false) as ReadSessionResult;
 }
 
 /**
- * A session read line by line, as the lines come (the CLI's input, whose kind is told by its first
- * lines): {@link SessionReader.line} each line, then {@link SessionReader.finish}.
- *
- * With `slimUntil` (the id of the entry the context likely starts at, see slim.ts), message entries
- * before that entry are held slim, and `finish` gives `undefined` when the context would send one of
- * them: the session must then be read again without `slimUntil`. Otherwise the result is the one
- * without it, except that its `session.entries` holds the slim entries.
+ * The session in `chunks`: first with the message entries before `slimUntil` held slim, then, when
+ * the context sends one of them after all, again with every entry whole.
  */
-export class SessionReader implements LineSink {
-	private readonly parser: SessionLineParser;
-	private readonly slim: boolean;
-
-	constructor(
-		private readonly options: ReadSessionOptions = {},
-		slimUntil?: string,
-	) {
-		this.parser = new SessionLineParser({ strict: options.strict, file: options.file, slimUntil });
-		this.slim = slimUntil !== undefined;
+function readInPasses(
+	chunks: () => Iterable<string | Uint8Array>,
+	slimUntil: string | undefined,
+	options: ReadSessionOptions,
+	file: string | undefined,
+): ReadSessionResult {
+	if (slimUntil !== undefined) {
+		const slim = readPass(chunks(), slimUntil, options, file);
+		if (slim !== undefined) return slim;
 	}
+	return readPass(chunks(), undefined, options, file) as ReadSessionResult;
+}
 
-	line(text: string, number: number): void {
-		this.parser.line(text, number);
-	}
-
-	finish(): ReadSessionResult | undefined {
-		if (!this.slim) return contextOf(this.parser, this.options, this.options.file);
-		let sendsSlim = false;
-		const result = contextOf(this.parser, this.options, this.options.file, (entries, chosen) => {
-			sendsSlim = anySlim(entries, chosen);
-		});
-		return sendsSlim ? undefined : result;
-	}
+/** One pass over the chunks; `undefined` when the context sends an entry held slim. */
+function readPass(
+	chunks: Iterable<string | Uint8Array>,
+	slimUntil: string | undefined,
+	options: ReadSessionOptions,
+	file: string | undefined,
+): ReadSessionResult | undefined {
+	const parser = new SessionLineParser({ strict: options.strict, file, slimUntil });
+	const splitter = new LineSplitter(parser);
+	for (const chunk of chunks) push(splitter, chunk, file);
+	splitter.end();
+	return resultOf(parser.finish(), options, file, slimUntil !== undefined);
 }
 
 /** One chunk into the splitter, with a line longer than Node's longest string said plainly. */
-export function push(splitter: LineSplitter, chunk: string | Uint8Array, file: string | undefined): void {
+function push(splitter: LineSplitter, chunk: string | Uint8Array, file: string | undefined): void {
 	try {
 		splitter.push(chunk);
 	} catch (error) {
@@ -166,32 +194,39 @@ export function push(splitter: LineSplitter, chunk: string | Uint8Array, file: s
 	}
 }
 
-function contextOf(
-	parser: SessionLineParser,
-	options: ReadSessionOptions,
-	file: string | undefined,
-	sent?: (entries: readonly SessionEntry[], chosen: readonly number[]) => void,
-): ReadSessionResult {
-	return contextOfSession(parser.finish(), options, file, sent);
-}
-
 /**
- * The context of a parsed session, with its problems after the session's; `sent` is told the
- * entries the context sends before their messages are read.
+ * The result of a parsed session, its context's problems after the session's; `undefined` when
+ * `slim` and the context sends an entry held slim.
  */
-export function contextOfSession(
+function resultOf(
 	session: ParsedSession,
 	options: ReadSessionOptions,
 	file: string | undefined,
-	sent?: (entries: readonly SessionEntry[], chosen: readonly number[]) => void,
-): ReadSessionResult {
+	slim: boolean,
+): ReadSessionResult | undefined {
+	let sendsSlim = false;
 	const context = buildContextWith(
 		session,
 		{ leafId: options.leafId, strict: options.strict, file },
-		sent && ((chosen) => sent(session.entries, chosen)),
+		slim
+			? (chosen) => {
+					sendsSlim = anySlim(session.entries, chosen);
+					return !sendsSlim;
+				}
+			: undefined,
 	);
+	if (sendsSlim) return undefined;
 	const problems = session.problems.length === 0 ? context.problems : [...session.problems, ...context.problems];
 	const problemCounts =
 		session.problemCounts.length === 0 ? context.problemCounts : [...session.problemCounts, ...context.problemCounts];
-	return { ...context, problems, problemCounts, session };
+	const result: ReadSessionResult = {
+		...context,
+		problems,
+		problemCounts,
+		header: session.header,
+		version: session.version,
+		entryCount: session.entries.length,
+	};
+	if (options.tree === true) result.tree = { session, leafId: context.leafId };
+	return result;
 }

@@ -9,21 +9,12 @@
  * after all ({@link anySlim}: the hint was wrong, or the file is not in pi's order), the session is
  * read again whole, so a slim entry can only cost time, never change a result.
  */
-import { isJsonObject } from "../values.js";
+import { isJsonObject, parseJsonLine } from "../values.js";
 import type { RawEntry } from "./migrate.js";
 import type { SessionEntry } from "./types.js";
 
 /** Marks a slim entry. */
 const SLIM: unique symbol = Symbol("slim entry");
-
-/**
- * `value` as a slim entry when it is a `message` entry with a message object, else `value` itself.
- */
-export function slimEntry(value: RawEntry): RawEntry {
-	const message = value.message;
-	if (value.type !== "message" || !isJsonObject(message)) return value;
-	return slimMessageEntry(value.id, value.parentId, message.role, message.provider, message.model);
-}
 
 /**
  * A slim entry: its own fields are a message entry's (in the order pi writes them), and its mark is
@@ -44,20 +35,14 @@ class SlimEntry {
 }
 Object.defineProperty(SlimEntry.prototype, SLIM, { value: true });
 
-/** The slim `message` entry with these fields (what {@link slimEntry} makes of a message entry). */
-export function slimMessageEntry(
-	id: unknown,
-	parentId: unknown,
-	role: unknown,
-	provider: unknown,
-	model: unknown,
-): RawEntry {
-	return new SlimEntry(id, parentId, role, provider, model) as unknown as RawEntry;
+/**
+ * `value` as a slim entry when it is a `message` entry with a message object, else `value` itself.
+ */
+export function slimEntry(value: RawEntry): RawEntry {
+	const message = value.message;
+	if (value.type !== "message" || !isJsonObject(message)) return value;
+	return new SlimEntry(value.id, value.parentId, message.role, message.provider, message.model) as unknown as RawEntry;
 }
-
-/** Whether `value` is a slim entry ({@link slimEntry}). */
-export const isSlim = (value: unknown): value is RawEntry =>
-	isJsonObject(value) && (value as { [SLIM]?: true })[SLIM] === true;
 
 /** Whether any of `entries[at]`, `at` in `indices`, is a slim entry. */
 export function anySlim(entries: readonly SessionEntry[], indices: readonly number[]): boolean {
@@ -67,27 +52,19 @@ export function anySlim(entries: readonly SessionEntry[], indices: readonly numb
 	return false;
 }
 
+/** Reads `buffer.length` bytes (fewer at the end) of a file at `position`; gives how many it read. */
+export type ReadAt = (buffer: Buffer, position: number) => number;
+
+/** How pi writes a compaction line (after the `\n` that ends the line before). */
+const COMPACTION_LINE = '\n{"type":"compaction",';
+
 /**
  * The `firstKeptEntryId` of the latest compaction a session's bytes hold, read from their end: the
  * line `{"type":"compaction",…` (as pi writes it) nearest the end, parsed alone. Only a hint of where
  * the context starts: message entries before that entry are held slim ({@link slimEntry}).
  */
-export function latestFirstKeptId(
-	read: (buffer: Buffer, position: number) => number,
-	size: number,
-): string | undefined {
-	return latestCompaction(read, size)?.keptId;
-}
-
-/** Reads `buffer.length` bytes (fewer at the end) of a file at `position`; gives how many it read. */
-export type ReadAt = (buffer: Buffer, position: number) => number;
-
-/**
- * The latest compaction line of a session's bytes ({@link latestFirstKeptId}): its
- * `firstKeptEntryId`, and the offset of the line.
- */
-export function latestCompaction(read: ReadAt, size: number): { keptId: string; at: number } | undefined {
-	const pattern = Buffer.from('\n{"type":"compaction",');
+export function latestKeptId(read: ReadAt, size: number): string | undefined {
+	const pattern = Buffer.from(COMPACTION_LINE);
 	const chunk = 1024 * 1024;
 	// Chunks overlap, so that a compaction line split between two is read whole (a longer one, which
 	// holds a system prompt, gives no hint).
@@ -102,16 +79,24 @@ export function latestCompaction(read: ReadAt, size: number): { keptId: string; 
 		const at = lastMatch(bytes, pattern, end - start - 1);
 		if (at === -1) continue;
 		const line = bytes.indexOf(0x0a, at + 1);
-		if (line === -1) return undefined;
-		try {
-			const compaction: unknown = JSON.parse(bytes.toString("utf8", at + 1, line));
-			const kept = isJsonObject(compaction) ? compaction.firstKeptEntryId : undefined;
-			return typeof kept === "string" ? { keptId: kept, at: start + at + 1 } : undefined;
-		} catch {
-			return undefined;
-		}
+		return line === -1 ? undefined : keptIdOf(bytes.toString("utf8", at + 1, line));
 	}
 	return undefined;
+}
+
+/** {@link latestKeptId} of a session's text. */
+export function latestKeptIdInText(text: string): string | undefined {
+	const at = text.lastIndexOf(COMPACTION_LINE);
+	if (at === -1) return undefined;
+	const line = text.indexOf("\n", at + 1);
+	return line === -1 ? undefined : keptIdOf(text.slice(at + 1, line));
+}
+
+/** The `firstKeptEntryId` of a compaction line, when it is one. */
+function keptIdOf(line: string): string | undefined {
+	const compaction = parseJsonLine(line);
+	const kept = isJsonObject(compaction) ? compaction.firstKeptEntryId : undefined;
+	return typeof kept === "string" ? kept : undefined;
 }
 
 /**

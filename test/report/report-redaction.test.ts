@@ -143,7 +143,7 @@ describe("the HTML report of a redacted conversation", () => {
 
 	it("should hold no secret of a compacted-away message or of an entry a context_edit replaced, whole tree read", async () => {
 		const session = writeSecretSession(temp());
-		const read = readSession(readFileSync(session, "utf8"));
+		const read = readSession(readFileSync(session, "utf8"), { tree: true });
 		const plugin = redactSecrets();
 		const registry = createDefaultRegistry().use(plugin);
 		const snapshots = observeTaps(registry);
@@ -157,7 +157,7 @@ describe("the HTML report of a redacted conversation", () => {
 				explanation,
 				entryIds: read.entryIds,
 				contextEdits: read.contextEdits,
-				tree: { entries: read.session.entries, leafId: read.leafId },
+				tree: read.tree,
 				snapshots,
 			},
 			{ out: { write: (text) => pieces.push(text) } },
