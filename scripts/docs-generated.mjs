@@ -5,7 +5,7 @@
  *
  * Sources:
  * - `convert-to-llm <args>`: the CLI's stdout (dist/cli.js, NO_COLOR) in a text fence. Fast; the doc
- *   test (test/docs.test.ts) checks each such block is what the CLI prints now. `… | from <text>`
+ *   test (test/docs/generated-blocks.test.ts) checks each such block is what the CLI prints now. `… | from <text>`
  *   keeps the output from the first line starting with `<text>`.
  * - `npm run bench`: the table of the benchmark's ratios, from its output (`--bench <file>`, saved
  *   with `npm run bench | tee bench.txt`, or `--bench run` to run it here). Too slow and too noisy for
