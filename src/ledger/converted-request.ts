@@ -30,6 +30,11 @@ export interface ConvertedRequest {
 	failed: string | undefined;
 	/** The output; valid until the next request is asked for. */
 	output(): readonly Message[];
+	/**
+	 * The messages it adds to `earlier` (a request of the same list), when it sends `earlier`'s whole
+	 * output first and the path that made it knows so without comparing them; else `undefined`.
+	 */
+	addedTo(earlier: ConvertedRequest): readonly Message[] | undefined;
 }
 
 /** Problems met converting, each line once (a break of the prefix is no problem: the ledger shows it). */
@@ -73,5 +78,6 @@ export function emptyRequest(previous: Prefix | undefined, failed: string | unde
 		addsSystem: false,
 		failed,
 		output: () => [],
+		addedTo: () => undefined,
 	};
 }

@@ -5,7 +5,13 @@
  * was billed, what the configuration would have been billed, and every miss the bill shows that
  * nothing explains.
  */
-import { calibratedCounter, PI_ESTIMATE_LABEL, type TokenCount } from "../filters/calibrated-counter.js";
+import {
+	type CalibratedCounter,
+	type CalibrationOptions,
+	calibratedCounter,
+	PI_ESTIMATE_LABEL,
+	type TokenCount,
+} from "../filters/calibrated-counter.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Registry } from "../registry/types.js";
 import { isRecord } from "../values.js";
@@ -83,6 +89,7 @@ export async function requestLedger(source: LedgerSource, options: LedgerOptions
 
 	const rows: LedgerRow[] = [];
 	const counter = calibratedCounter();
+	const learnt = new Calibration(counter);
 	const cache = new CacheModel();
 	const clock = new Clock(session);
 	for (const request of session.requests) {
@@ -103,8 +110,8 @@ export async function requestLedger(source: LedgerSource, options: LedgerOptions
 		const options = request.model === undefined ? undefined : { model: request.model };
 		const count: TokenCount | undefined =
 			configured === undefined ? undefined : counter.count(shown.output(), options);
-		const observed = counter.observe(sent.output(), request.message.usage, options);
-		const calibrated = count ?? observed.predicted;
+		const observed = learnt.observe(sent, usage, request.message.usage, options);
+		const calibrated = count ?? observed;
 
 		const sinceMs = clock.since(request, note);
 		const lifetime = model?.cacheLifetimeMs ?? 5 * 60_000;
@@ -224,6 +231,43 @@ function expectation(facts: {
 	if (facts.expired) return "expired";
 	if (facts.modelChanged || facts.thinkingChanged || facts.prefix.breakAt === 0) return "write";
 	return "read";
+}
+
+/**
+ * The calibrated counter, taught each request as sent, in time linear in the session: a request that
+ * extends the last one the counter accepted is given as what it adds.
+ */
+class Calibration {
+	private anchor: ConvertedRequest | undefined;
+
+	constructor(private readonly counter: CalibratedCounter) {}
+
+	/** Learns `request` and its usage; returns what the counter predicted for it before. */
+	observe(
+		request: ConvertedRequest,
+		read: ReadUsage,
+		usage: unknown,
+		options: CalibrationOptions | undefined,
+	): TokenCount {
+		if (this.anchor === undefined && read.recorded === null) {
+			// Nothing learnt yet and nothing to learn now: the counter's own answer is pi's estimate.
+			return {
+				tokens: request.estimated,
+				kind: "estimate",
+				label: PI_ESTIMATE_LABEL,
+				estimate: request.estimated,
+				observations: 0,
+				fallback: "no billed request observed yet",
+			};
+		}
+		const added = this.anchor === undefined ? undefined : request.addedTo(this.anchor);
+		const observation =
+			added === undefined
+				? this.counter.observe(request.output(), usage, options)
+				: this.counter.observeAppended(added, usage, options);
+		if (observation.accepted) this.anchor = request;
+		return observation.predicted;
+	}
 }
 
 /**

@@ -64,6 +64,8 @@ export function* messageRequests(
 		return group;
 	};
 
+	/** Where each request's output is: its shared history and how many of its outputs it sends. */
+	const places = new WeakMap<ConvertedRequest, { history: number; end: number }>();
 	let before: RecordedRequest | undefined;
 	for (const request of session.requests) {
 		if (request.history < 0) {
@@ -86,7 +88,13 @@ export function* messageRequests(
 			addsSystem: false,
 			failed: undefined,
 			output: () => group.out.slice(0, end),
+			addedTo: (earlier) => {
+				const place = places.get(earlier);
+				if (place === undefined || place.history !== request.history || place.end > end) return undefined;
+				return group.out.slice(place.end, end);
+			},
 		};
+		places.set(current, { history: request.history, end });
 		if (before !== undefined) {
 			const extends_ =
 				before.history === request.history || before.history < 0 ? extension(before, request, groups) : undefined;

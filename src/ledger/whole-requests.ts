@@ -52,6 +52,7 @@ export async function* wholeRequests(
 			addsSystem,
 			failed,
 			output: () => output,
+			addedTo: () => undefined,
 		};
 		if (!conversion.failed) previous = conversion;
 	}
