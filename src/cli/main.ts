@@ -6,20 +6,18 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { version } from "../../package.json";
 import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
-import { blockImages } from "../hooks/block-images.js";
-import { createDefaultRegistry } from "../preset.js";
-import type { Explanation, Registry } from "../registry/types.js";
+import type { Explanation } from "../registry/types.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
-import { errorText, isInstance, textOf } from "../values.js";
+import { errorText, isInstance } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import { filterPlugins } from "./filter-options.js";
 import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { readFileBounded } from "./read-input.js";
+import { createRegistryFor } from "./registry-for.js";
 import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -87,6 +85,13 @@ async function run(io: CliIo): Promise<number> {
 	const options = parseCliArgs(io.argv);
 	if (options.help) return write(io, HELP);
 	if (options.version) return write(io, `${version}\n`);
+	if (options.requests || options.diff) {
+		const { ledgerCommand } = await import("./ledger-command.js");
+		const { text, warnings } = await ledgerCommand(io, options);
+		const code = write(io, text);
+		writeWarnings(io, warnings, true);
+		return code;
+	}
 	const input = await loadInput({
 		spec: options.input as string,
 		cwd: io.cwd,
@@ -307,29 +312,4 @@ function write(io: CliIo, text: string): number {
 function outputFailed(error: unknown): number {
 	if (codeOf(error) === "EPIPE") return ExitCode.OK;
 	throw writeFailed(error);
-}
-
-function createRegistryFor(options: CliOptions, loaded: readonly LoadedPlugins[]): Registry {
-	const registry = createDefaultRegistry({ strict: options.strict, asyncTimeoutMs: options.timeout });
-	for (const { spec, plugins } of loaded) {
-		for (const plugin of plugins) {
-			try {
-				registry.use(plugin);
-			} catch (error) {
-				throw new CliError(`plugin "${nameOf(plugin)}" from "${spec}" failed to apply: ${thrownText(error)}`);
-			}
-		}
-	}
-	if (options.blockImages) registry.use(blockImages({ enabled: true }));
-	for (const plugin of filterPlugins(options)) registry.use(plugin);
-	return registry;
-}
-
-/** A plugin's name, read again after it was checked: a getter may throw now. */
-function nameOf(plugin: { name: unknown }): string {
-	try {
-		return textOf(plugin.name);
-	} catch {
-		return "(a name that cannot be read)";
-	}
 }

@@ -11,7 +11,11 @@ import type { RequestChange } from "./request-tree.js";
  * `foldsSystem` models take into the system prompt breaking at 0, and `"history"` refined to
  * `"branch"`, `"compaction"`, `"context_edit"` or `"system"` when the session says so.
  */
-export function ledgerPrefix(request: ConvertedRequest, since: RequestChange, foldsSystem: boolean): LedgerPrefix {
+export function ledgerPrefix(
+	request: Pick<ConvertedRequest, "prefix" | "breakRoles" | "addsSystem">,
+	since: RequestChange,
+	foldsSystem: boolean,
+): LedgerPrefix {
 	const prefix = request.prefix;
 	if (prefix === undefined) return { kept: 0, breakAt: null, cause: null };
 	const atSystem = request.breakRoles[0] === "system" || request.breakRoles[1] === "system";

@@ -35,7 +35,11 @@ const emptySums = (): LedgerSums => ({
 });
 
 /** The totals of `rows` (see `LedgerTotals`). */
-export function totalsOf(rows: readonly LedgerRow[], warming: { calls: number; cost: number }): LedgerTotals {
+export function totalsOf(
+	rows: readonly LedgerRow[],
+	failed: number,
+	warming: { calls: number; cost: number },
+): LedgerTotals {
 	const recorded = emptySums();
 	const modeled = emptySums();
 	let billed = 0;
@@ -68,5 +72,5 @@ export function totalsOf(rows: readonly LedgerRow[], warming: { calls: number; c
 		if (row.modeled.cost === null) modeled.costMissing++;
 		else modeled.cost += row.modeled.cost;
 	}
-	return { requests: rows.length, billed, breaks, expired, misses, unexplained, recorded, modeled, warming };
+	return { requests: rows.length, billed, failed, breaks, expired, misses, unexplained, recorded, modeled, warming };
 }

@@ -181,7 +181,7 @@ export interface LedgerSums {
  *
  * Contract: `recorded` and `modeled` are summed over the same rows (those with a bill), so that they
  * compare like with like; `modeled.output` is the recorded output (a configuration does not change
- * what the model answered). `breaks`, `expired`, `misses` and `unexplained` count rows; `warming` is
+ * what the model answered). `failed`, `breaks`, `expired`, `misses` and `unexplained` count rows; `warming` is
  * what pi 1.x's cache warming calls (`usage` entries of kind `cache_warm`) recorded.
  *
  * @example
@@ -190,6 +190,8 @@ export interface LedgerSums {
 export interface LedgerTotals {
 	requests: number;
 	billed: number;
+	/** Requests whose conversion failed closed (an async tap past its time limit): their rows are empty. */
+	failed: number;
 	breaks: number;
 	expired: number;
 	misses: number;

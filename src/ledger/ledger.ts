@@ -48,11 +48,9 @@ export interface LedgerOptions {
 /** The labels of the figures (which counter made each). */
 const COUNTERS = Object.freeze({
 	estimated: PI_ESTIMATE_LABEL,
-	calibrated:
-		"calibratedCounter(): the last billed request plus the learnt billed-per-estimated-token ratio × what the request adds (pi's estimate before any bill)",
-	recorded: "billed: the usage the session recorded, as it holds it",
-	modeled:
-		"modeled: the bill, moved by what the configuration changes (tokens at the session's billed-per-estimated-token ratio, prices as billed or from the model table)",
+	calibrated: "calibratedCounter(), from the bills before the request (pi's estimate until the first)",
+	recorded: "billed, the usage the session recorded",
+	modeled: "modeled, the bill moved by what the configuration changes",
 });
 
 /**
@@ -92,6 +90,7 @@ export async function requestLedger(source: LedgerSource, options: LedgerOptions
 	const learnt = new Calibration(counter);
 	const cache = new CacheModel();
 	const clock = new Clock(session);
+	let failed = 0;
 	for (const request of session.requests) {
 		const sent = asSent.next().value as ConvertedRequest;
 		const shown = configured === undefined ? sent : ((await configured.next()).value as ConvertedRequest);
@@ -105,7 +104,10 @@ export async function requestLedger(source: LedgerSource, options: LedgerOptions
 		};
 		if (request.problem !== undefined) note("session", `The request of ${request.entryId}: ${request.problem}.`);
 		for (const line of usage.problems) note(usage.recorded === null ? "usage" : "cost", line);
-		if (shown.failed !== undefined) note("conversion", shown.failed);
+		if (shown.failed !== undefined || sent.failed !== undefined) {
+			failed++;
+			note("conversion", (shown.failed ?? sent.failed) as string);
+		}
 
 		const options = request.model === undefined ? undefined : { model: request.model };
 		const count: TokenCount | undefined =
@@ -178,7 +180,7 @@ export async function requestLedger(source: LedgerSource, options: LedgerOptions
 			asSent: options.configuration === undefined,
 		},
 		rows,
-		totals: totalsOf(rows, warmingOf(session)),
+		totals: totalsOf(rows, failed, warmingOf(session)),
 		models: book.all(),
 		counters: COUNTERS,
 		problems: problems.list(),

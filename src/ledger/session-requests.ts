@@ -1,7 +1,8 @@
 /**
  * The one place the ledger reads a session: every request the session recorded (each assistant
  * entry, on every branch) and the history that request sent, the conversion input of the path up to
- * its parent. Nothing else in src/ledger/ imports the session reader, so that a new session
+ * its parent. Nothing else in src/ledger/ imports the session reader, and both entrances here
+ * ({@link readRequests}, {@link readLeaves}) read it through {@link parsed}, so that a new session
  * entrance changes this file only.
  *
  * A history is never built per request (that would be quadratic in a long session): requests whose
@@ -108,27 +109,74 @@ export function historyOf(session: SessionRequests, request: RecordedRequest): A
  * @throws {InvalidSessionError} when the text is not a pi session at all.
  */
 export async function readRequests(source: LedgerSource): Promise<SessionRequests> {
+	return requestsOf(await parsed(source), source.file);
+}
+
+/** The history sent from one leaf of a session, and whether the session has that leaf. */
+export interface LeafHistory extends RequestHistory {
+	/** The leaf asked for, or the session's last entry when none was. */
+	leafId: string | null;
+	/** Whether the session has an entry with that id (else the history is empty). */
+	found: boolean;
+}
+
+/** The histories of some leaves of a session, and what lies between the first two. */
+export interface SessionLeaves {
+	leaves: LeafHistory[];
+	/** What lies between the first leaf and the second on the second's path. */
+	between: RequestChange;
+	/** The id of the session's last entry (pi's default leaf). */
+	lastEntryId: string | null;
+	problems: string[];
+}
+
+/**
+ * Reads a session and the history sent from each of `leafIds` (`undefined`: the session's last
+ * entry, where pi resumes).
+ *
+ * Contract: one read of the session, one context per leaf; a leaf the session does not have gives an
+ * empty history and `found: false` (never another leaf's history).
+ *
+ * @throws {InvalidSessionError} when the text is not a pi session at all.
+ */
+export async function readLeaves(
+	source: LedgerSource,
+	leafIds: readonly (string | undefined)[],
+): Promise<SessionLeaves> {
+	const session = await parsed(source);
+	const count = session.entries.length;
+	const { ids, tree } = treeOf(session.entries);
+	const problems = new Problems();
+	for (const problem of session.problems) problems.add(problem);
+	const lastEntryId = count === 0 ? null : String(ids[count - 1]);
+	const at: number[] = [];
+	const leaves = leafIds.map((asked): LeafHistory => {
+		const leafId = asked ?? lastEntryId;
+		const index = tree.indexOf(leafId);
+		at.push(index);
+		if (index < 0) return { leafId, found: false, messages: [], entryIds: [] };
+		const context = buildSessionContext(session, { leafId: ids[index] as string, file: source.file });
+		for (const problem of context.problems) problems.add(problem);
+		return { leafId, found: true, messages: context.messages, entryIds: context.entryIds };
+	});
+	const between = at.length < 2 ? NO_CHANGE : tree.between(at[0] as number, at[1] as number);
+	return { leaves, between, lastEntryId, problems: problems.lines };
+}
+
+/** The one read of the session (its leaf context is not wanted: `leafId: null` builds none). */
+async function parsed(source: LedgerSource): Promise<ParsedSession> {
 	const file = source.file;
 	const read =
 		"text" in source
 			? readSession(source.text, { leafId: null, file })
 			: await readSessionStream(asyncChunks(source.chunks), { leafId: null, file });
-	return requestsOf(read.session, file);
+	return read.session;
 }
 
 function requestsOf(session: ParsedSession, file: string | undefined): SessionRequests {
 	const { entries, lines } = session;
 	const count = entries.length;
-	const ids: unknown[] = new Array(count);
-	const parentIds: unknown[] = new Array(count);
-	const kinds = new Uint8Array(count);
-	for (let i = 0; i < count; i++) {
-		const entry = entries[i] as SessionEntry;
-		ids[i] = entry.id;
-		parentIds[i] = entry.parentId;
-		kinds[i] = kindOf(entry);
-	}
-	const tree = new RequestTree(ids, parentIds, kinds);
+	const { ids, tree } = treeOf(entries);
 	const thinking = thinkingLevels(entries, tree);
 	const problems = new Problems();
 	for (const problem of session.problems) problems.add(problem);
@@ -196,6 +244,21 @@ function requestsOf(session: ParsedSession, file: string | undefined): SessionRe
 		if (k > 0) request.since = tree.between(leaves[k - 1] as number, leaves[k] as number);
 	}
 	return { file, requests, histories, calls, entries: count, problems: problems.lines };
+}
+
+/** The entries' ids (read once: entries have many shapes, so each read of them is a slow one) and their tree. */
+function treeOf(entries: readonly SessionEntry[]): { ids: unknown[]; tree: RequestTree } {
+	const count = entries.length;
+	const ids: unknown[] = new Array(count);
+	const parentIds: unknown[] = new Array(count);
+	const kinds = new Uint8Array(count);
+	for (let i = 0; i < count; i++) {
+		const entry = entries[i] as SessionEntry;
+		ids[i] = entry.id;
+		parentIds[i] = entry.parentId;
+		kinds[i] = kindOf(entry);
+	}
+	return { ids, tree: new RequestTree(ids, parentIds, kinds) };
 }
 
 /** Problems, each line once, in the order met. */
