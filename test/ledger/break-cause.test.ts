@@ -5,7 +5,7 @@
  * after another model or thinking level.
  */
 import { describe, expect, it } from "vitest";
-import { requestLedger } from "../../src/ledger/index.js";
+import { type LedgerOptions, requestLedger } from "../../src/ledger/index.js";
 import { sessionText, smallSession, T0, usage } from "./small-session.js";
 
 /** The small session, then `after` entries (ids and parents set here), the last an assistant `a5`. */
@@ -41,7 +41,7 @@ const assistant = (fields: Record<string, unknown> = {}) => ({
 	},
 });
 
-const lastRow = async (text: string, models?: Parameters<typeof requestLedger>[1]["models"]) => {
+const lastRow = async (text: string, models?: LedgerOptions["models"]) => {
 	const ledger = await requestLedger({ text }, models === undefined ? {} : { models });
 	return ledger.rows.at(-1);
 };
