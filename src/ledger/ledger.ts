@@ -5,25 +5,21 @@
  * was billed, what the configuration would have been billed, and every miss the bill shows that
  * nothing explains.
  */
-import {
-	type CalibratedCounter,
-	type CalibrationOptions,
-	calibratedCounter,
-	PI_ESTIMATE_LABEL,
-	type TokenCount,
-} from "../filters/calibrated-counter.js";
+import { calibratedCounter, PI_ESTIMATE_LABEL, type TokenCount } from "../filters/calibrated-counter.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Registry } from "../registry/types.js";
 import { isRecord } from "../values.js";
 import { ledgerPrefix, rewritesSystem } from "./break-cause.js";
 import { CacheModel, type PrefixFacts } from "./cache-model.js";
+import { Calibration } from "./calibration.js";
 import { ConversionProblems, type ConvertedRequest } from "./converted-request.js";
 import { LedgerProblems, totalsOf } from "./ledger-totals.js";
 import type { CacheExpectation, LedgerMiss, LedgerPrefix, LedgerRow, RequestLedger } from "./ledger-types.js";
 import { messageRequests } from "./message-requests.js";
 import { type ModelLookup, modeledCost, PriceBook } from "./prices.js";
 import { type ReadUsage, readRecorded } from "./recorded-usage.js";
-import { type LedgerSource, type RecordedRequest, readRequests, type SessionRequests } from "./session-requests.js";
+import { Clock, warmingOf } from "./request-clock.js";
+import { type LedgerSource, readRequests, type SessionRequests } from "./session-requests.js";
 import { wholeRequests } from "./whole-requests.js";
 
 /**
@@ -233,95 +229,4 @@ function expectation(facts: {
 	if (facts.expired) return "expired";
 	if (facts.modelChanged || facts.thinkingChanged || facts.prefix.breakAt === 0) return "write";
 	return "read";
-}
-
-/**
- * The calibrated counter, taught each request as sent, in time linear in the session: a request that
- * extends the last one the counter accepted is given as what it adds.
- */
-class Calibration {
-	private anchor: ConvertedRequest | undefined;
-
-	constructor(private readonly counter: CalibratedCounter) {}
-
-	/** Learns `request` and its usage; returns what the counter predicted for it before. */
-	observe(
-		request: ConvertedRequest,
-		read: ReadUsage,
-		usage: unknown,
-		options: CalibrationOptions | undefined,
-	): TokenCount {
-		if (this.anchor === undefined && read.recorded === null) {
-			// Nothing learnt yet and nothing to learn now: the counter's own answer is pi's estimate.
-			return {
-				tokens: request.estimated,
-				kind: "estimate",
-				label: PI_ESTIMATE_LABEL,
-				estimate: request.estimated,
-				observations: 0,
-				fallback: "no billed request observed yet",
-			};
-		}
-		const added = this.anchor === undefined ? undefined : request.addedTo(this.anchor);
-		const observation =
-			added === undefined
-				? this.counter.observe(request.output(), usage, options)
-				: this.counter.observeAppended(added, usage, options);
-		if (observation.accepted) this.anchor = request;
-		return observation.predicted;
-	}
-}
-
-/**
- * The time between requests: since the previous request, or a pi 1.x cache warming call between
- * the two, whichever is later; `null` (and a problem) when a time is missing or goes backwards.
- */
-class Clock {
-	private last: number | undefined;
-	private lastRequest: RecordedRequest | undefined;
-	private call = 0;
-
-	constructor(private readonly session: SessionRequests) {}
-
-	since(request: RecordedRequest, note: (kind: "clock", message: string) => void): number | null {
-		const previous = this.lastRequest;
-		let last = this.last;
-		const calls = this.session.calls;
-		while (this.call < calls.length && (calls[this.call]?.line as number) < request.line) {
-			const call = calls[this.call++];
-			if (call?.kind === "cache_warm" && call.at !== undefined && (last === undefined || call.at > last))
-				last = call.at;
-		}
-		this.last = request.sentAt;
-		this.lastRequest = request;
-		if (previous === undefined) return null;
-		if (request.sentAt === undefined || last === undefined) {
-			note(
-				"clock",
-				`The time of ${request.sentAt === undefined ? request.entryId : previous.entryId} is not recorded: whether the cache expired before ${request.entryId} cannot be judged.`,
-			);
-			return null;
-		}
-		if (request.sentAt < last) {
-			note(
-				"clock",
-				`The clock goes backwards: ${request.entryId} was sent at ${new Date(request.sentAt).toISOString()}, before the request or cache warming call before it (${new Date(last).toISOString()}): whether the cache expired cannot be judged.`,
-			);
-			return null;
-		}
-		return request.sentAt - last;
-	}
-}
-
-/** What the session's cache warming calls recorded. */
-function warmingOf(session: SessionRequests): { calls: number; cost: number } {
-	let calls = 0;
-	let cost = 0;
-	for (const call of session.calls) {
-		if (call.kind !== "cache_warm") continue;
-		calls++;
-		const recorded = readRecorded(call.usage).recorded;
-		if (recorded?.cost != null) cost += recorded.cost;
-	}
-	return { calls, cost };
 }

@@ -115,6 +115,55 @@ export class RequestTree {
 		return { group, groupLeaf };
 	}
 
+	/**
+	 * The greatest depth of the entries of each message of a context so far: non-decreasing, so that
+	 * the messages a leaf sends are the first ones up to its depth (a compaction's summary and the
+	 * entries it keeps come first, all above every leaf after the compaction).
+	 */
+	runningDepths(entryIds: readonly string[]): Int32Array {
+		const depths = new Int32Array(entryIds.length);
+		let most = -1;
+		for (let i = 0; i < entryIds.length; i++) {
+			const at = this.indexOf(entryIds[i]);
+			const depth = at < 0 ? most : (this.depth[at] as number);
+			if (depth > most) most = depth;
+			depths[i] = most;
+		}
+		return depths;
+	}
+
+	/** How many leading messages have a running depth of at most `depth` (a binary search). */
+	static prefixUpTo(depths: Int32Array, depth: number): number {
+		let low = 0;
+		let high = depths.length;
+		while (low < high) {
+			const middle = (low + high) >>> 1;
+			if ((depths[middle] as number) <= depth) low = middle + 1;
+			else high = middle;
+		}
+		return low;
+	}
+
+	/** The entries' indices sorted by depth, parents before children (a counting sort). */
+	byDepth(): Int32Array {
+		const { depth } = this;
+		let most = 0;
+		for (let i = 0; i < depth.length; i++) if ((depth[i] as number) > most) most = depth[i] as number;
+		const starts = new Int32Array(most + 2);
+		for (let i = 0; i < depth.length; i++) {
+			const slot = (depth[i] as number) + 1;
+			starts[slot] = (starts[slot] as number) + 1;
+		}
+		for (let d = 1; d < starts.length; d++) starts[d] = (starts[d] as number) + (starts[d - 1] as number);
+		const order = new Int32Array(depth.length);
+		for (let i = 0; i < depth.length; i++) {
+			const slot = depth[i] as number;
+			order[starts[slot] as number] = i;
+			starts[slot] = (starts[slot] as number) + 1;
+		}
+		return order;
+	}
+
 	/** What lies between leaf `from` (an earlier request's) and leaf `to` on the path of `to`. */
 	between(from: number, to: number): RequestChange {
 		if (from === to) return NO_CHANGE;

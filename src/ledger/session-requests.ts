@@ -229,7 +229,7 @@ function requestsOf(session: ParsedSession, file: string | undefined): SessionRe
 		const context = buildSessionContext(session, { leafId: ids[leaf] as string, file });
 		for (const problem of context.problems) problems.add(problem);
 		histories.push({ messages: context.messages, entryIds: context.entryIds });
-		depthsOf.push(runningDepths(context.entryIds, tree));
+		depthsOf.push(tree.runningDepths(context.entryIds));
 	}
 	for (let k = 0; k < requests.length; k++) {
 		const request = requests[k] as RecordedRequest;
@@ -239,7 +239,7 @@ function requestsOf(session: ParsedSession, file: string | undefined): SessionRe
 			const leaf = leaves[k] as number;
 			request.length = tree.loop
 				? (histories[at] as RequestHistory).messages.length
-				: prefixUpTo(depthsOf[at] as Int32Array, tree.depth[leaf] as number);
+				: RequestTree.prefixUpTo(depthsOf[at] as Int32Array, tree.depth[leaf] as number);
 		}
 		if (k > 0) request.since = tree.between(leaves[k - 1] as number, leaves[k] as number);
 	}
@@ -281,41 +281,12 @@ function kindOf(entry: SessionEntry): number {
 	return EntryKind.other;
 }
 
-/**
- * The greatest depth of the entries of each message so far: non-decreasing, so that the messages a
- * leaf sends are the first ones up to its depth (the compaction's summary and the entries it keeps
- * come first, all above every leaf after the compaction).
- */
-function runningDepths(entryIds: readonly string[], tree: RequestTree): Int32Array {
-	const depths = new Int32Array(entryIds.length);
-	let most = -1;
-	for (let i = 0; i < entryIds.length; i++) {
-		const at = tree.indexOf(entryIds[i]);
-		const depth = at < 0 ? most : (tree.depth[at] as number);
-		if (depth > most) most = depth;
-		depths[i] = most;
-	}
-	return depths;
-}
-
-/** How many leading messages have a depth of at most `depth` (a binary search of the running depths). */
-function prefixUpTo(depths: Int32Array, depth: number): number {
-	let low = 0;
-	let high = depths.length;
-	while (low < high) {
-		const middle = (low + high) >>> 1;
-		if ((depths[middle] as number) <= depth) low = middle + 1;
-		else high = middle;
-	}
-	return low;
-}
-
 /** The thinking level in force at each entry: its own change, else its parent's ("off" at a root). */
 function thinkingLevels(entries: readonly SessionEntry[], tree: RequestTree): string[] {
 	const count = entries.length;
 	const levels: string[] = new Array(count);
 	// Parents before children: by depth.
-	for (const at of byDepth(tree)) {
+	for (const at of tree.byDepth()) {
 		const entry = entries[at] as SessionEntry;
 		const parent = tree.parent[at] as number;
 		const inherited = parent >= 0 && levels[parent] !== undefined ? (levels[parent] as string) : "off";
@@ -325,26 +296,6 @@ function thinkingLevels(entries: readonly SessionEntry[], tree: RequestTree): st
 				: inherited;
 	}
 	return levels;
-}
-
-/** The entries' indices sorted by depth (a counting sort). */
-function byDepth(tree: RequestTree): Int32Array {
-	const { depth } = tree;
-	let most = 0;
-	for (let i = 0; i < depth.length; i++) if ((depth[i] as number) > most) most = depth[i] as number;
-	const starts = new Int32Array(most + 2);
-	for (let i = 0; i < depth.length; i++) {
-		const slot = (depth[i] as number) + 1;
-		starts[slot] = (starts[slot] as number) + 1;
-	}
-	for (let d = 1; d < starts.length; d++) starts[d] = (starts[d] as number) + (starts[d - 1] as number);
-	const order = new Int32Array(depth.length);
-	for (let i = 0; i < depth.length; i++) {
-		const slot = depth[i] as number;
-		order[starts[slot] as number] = i;
-		starts[slot] = (starts[slot] as number) + 1;
-	}
-	return order;
 }
 
 /** A time in ms: the message's own number, else the entry's ISO timestamp; `undefined` when neither is one. */
