@@ -3,11 +3,13 @@
  * sent and with the options' filters and plugins; the first differing message on both sides with its
  * entry and plugin, then a line diff; usage mistakes in one line with exit status 2.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli } from "../fixtures/sessions/run-cli.js";
+import { resolvePiNode } from "../../scripts/pi-node.mjs";
+import { cli, root } from "../fixtures/sessions/run-cli.js";
 import { sessionText, smallSession, T0 } from "../ledger/small-session.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ctl-diff-"));
@@ -57,6 +59,18 @@ describe("convert-to-llm --diff", () => {
 			"",
 			"They send 0 messages alike, then part at message #0: convert-to-llm:trim-to-tokens",
 		]);
+	});
+
+	it("should print with the built binary what it prints in-process", async () => {
+		for (const argv of [
+			["--diff", "u2", "u3", SESSION],
+			["--diff", "--json", "--max-tokens", "800", SESSION],
+		]) {
+			const run = spawnSync(resolvePiNode(), [join(root, "dist/cli.js"), ...argv], { cwd: root, encoding: "utf8" });
+
+			expect(run.status).toBe(0);
+			expect(run.stdout).toBe((await cli(argv)).stdout);
+		}
 	});
 
 	it("should say when the later request repeats the earlier one", async () => {

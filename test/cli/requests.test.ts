@@ -3,13 +3,15 @@
  * every value from the session shown safely; `--requests --json` the ledger itself; what a
  * configuration would have cost; bad input and usage in one line with exit status 2.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import stringWidth from "string-width";
 import { afterAll, describe, expect, it } from "vitest";
+import { resolvePiNode } from "../../scripts/pi-node.mjs";
 import { piModelTable, requestLedger } from "../../src/ledger/index.js";
-import { cli, fixture, read } from "../fixtures/sessions/run-cli.js";
+import { cli, fixture, read, root } from "../fixtures/sessions/run-cli.js";
 import { sessionText, smallSession } from "../ledger/small-session.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ctl-requests-"));
@@ -98,6 +100,21 @@ describe("convert-to-llm --requests", () => {
 		expect(run.stderr).toContain(
 			"convert-to-llm: warning: the usage is all zeros: the provider reported none (e.g. the request was aborted before it answered) (13 requests, e.g.",
 		);
+	});
+
+	it("should print with the built binary what it prints in-process, on the Node pi 1.x needs", async () => {
+		const bin = join(root, "dist/cli.js");
+		for (const argv of [
+			["--requests", "--json", RECORDED],
+			["--requests", "--max-tokens", "40k", SMALL],
+		]) {
+			const run = spawnSync(resolvePiNode(), [bin, ...argv], { cwd: root, encoding: "utf8" });
+			const inProcess = await cli(argv);
+
+			expect(run.status).toBe(0);
+			expect(run.stdout).toBe(inProcess.stdout);
+			expect(run.stderr).toBe(inProcess.stderr);
+		}
 	});
 
 	it("should read the session from standard input", async () => {
