@@ -44,7 +44,18 @@ export const DEFAULT_CACHE_LIFETIME_MS = 5 * 60_000;
 /** Where a price came from. */
 export type PriceSource = "request" | "session" | "table";
 
-/** What the ledger knows of one model of the session. */
+/**
+ * What the ledger knows of one model of the session, and where it came from.
+ *
+ * Contract: `cacheLifetimeMs` is the model table's `cacheLifetimeSeconds`, else 5 minutes
+ * (`cacheLifetimeFrom` says which); `foldsSystem` unless the table says the model takes `system`
+ * messages mid-conversation; `perToken` holds, per field, the first price the session recorded for
+ * the model (`"session"`), else the table's (`"table"`), in USD per token; a field with neither is
+ * absent, and a request that needs it is not priced.
+ *
+ * @example
+ * for (const model of ledger.models) console.log(model.model, model.cacheLifetimeMs, model.perToken.cacheWrite?.from);
+ */
 export interface ModelPrices {
 	/** `provider/model`. */
 	model: string;

@@ -15,7 +15,15 @@ import { roleOf } from "./converted-request.js";
 import type { BreakCause } from "./ledger-types.js";
 import { type LeafHistory, type LedgerSource, readLeaves } from "./session-requests.js";
 
-/** One side of a diff: a leaf and the registry that converts its history. */
+/**
+ * One side of a diff: a leaf and the registry that converts its history.
+ *
+ * Contract: the registry is used for this side only (one `explainAsync`); `label` names the side in
+ * the result.
+ *
+ * @example
+ * const side: DiffRequest = { leafId: undefined, registry: createDefaultRegistry(), label: "as sent" };
+ */
 export interface DiffRequest {
 	/** The leaf to convert from (`undefined`: the session's last entry). */
 	leafId: string | undefined;
@@ -30,6 +38,9 @@ export interface DiffRequest {
  * Contract: `index` is its place in that side's converted output; `entryId` the session entry its
  * history message came from and `plugin` the converter that made it (`null` for a message a
  * post-conversion tap made).
+ *
+ * @example
+ * const message: DiffMessage = { index: 3, role: "user", entryId: "a1b2c3d4", plugin: "convert-to-llm:model-roles" };
  */
 export interface DiffMessage {
 	index: number;
@@ -38,7 +49,17 @@ export interface DiffMessage {
 	plugin: string | null;
 }
 
-/** One side of a {@link RequestDiff}. */
+/**
+ * One side of a {@link RequestDiff}.
+ *
+ * Contract: `label` is the caller's; `leafId` the leaf converted (the session's last entry when the
+ * caller gave none); `messages` the length of its converted output; `message` its message at the
+ * break, `null` without a break or when the break is past its end.
+ *
+ * @example
+ * const [a, b] = diff.sides;
+ * console.log(`${a.label}: ${a.messages} messages, ${b.label}: ${b.messages}`);
+ */
 export interface DiffSide {
 	label: string;
 	leafId: string | null;
