@@ -124,6 +124,19 @@ describe("convert-to-llm --requests", () => {
 		expect(JSON.parse(run.stdout)).toMatchObject({ file: "stdin", totals: { requests: 4, billed: 4 } });
 	});
 
+	it("should print nothing, exit 2, when a plugin's async tap does not settle within --timeout", async () => {
+		const plugin = write(
+			"never.mjs",
+			'export default { name: "never", apply(registry) { registry.hooks.afterConvertAsync.tapPromise("never", () => new Promise(() => {})); } };',
+		);
+		const run = await cli(["--requests", "--plugin", plugin, "--timeout", "20", SMALL]);
+
+		expect(run).toMatchObject({ code: 2, stdout: "" });
+		expect(run.stderr).toMatch(
+			/^convert-to-llm: 4 requests could not be converted, so the ledger would be wrong and is not printed: the conversion failed: .*never.*\. Fix the plugin, leave out its --plugin, or raise --timeout\.\n$/,
+		);
+	});
+
 	it("should fail under --strict when the ledger has a problem", async () => {
 		const run = await cli(["--requests", "--strict", RECORDED]);
 
