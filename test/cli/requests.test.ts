@@ -129,7 +129,8 @@ describe("convert-to-llm --requests", () => {
 			"never.mjs",
 			'export default { name: "never", apply(registry) { registry.hooks.afterConvertAsync.tapPromise("never", () => new Promise(() => {})); } };',
 		);
-		const run = await cli(["--requests", "--plugin", plugin, "--timeout", "20", SMALL]);
+		// Long enough to load the module on a busy machine; each of the 4 requests then waits it out.
+		const run = await cli(["--requests", "--plugin", plugin, "--timeout", "500", SMALL]);
 
 		expect(run).toMatchObject({ code: 2, stdout: "" });
 		expect(run.stderr).toMatch(
