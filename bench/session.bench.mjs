@@ -31,6 +31,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePiNode } from "../scripts/pi-node.mjs";
 import { writeLargeSession } from "../test/fixtures/sessions/large-session.ts";
+import { ledgerBench } from "./ledger.bench.mjs";
 
 const PAIRS = Number(process.env.BENCH_SESSION_PAIRS ?? 5);
 /** The time target: ours at most this share of pi's wall time. */
@@ -160,3 +161,6 @@ try {
 } finally {
 	rmSync(dir, { recursive: true, force: true });
 }
+
+// The request ledger's rows (bench/ledger.bench.mjs).
+ledgerBench();

@@ -90,9 +90,8 @@ describe("the convert-to-llm binary", () => {
 	});
 
 	it("should run what npm start runs: the example session with the example plugin", () => {
-		const command = packageJson.scripts.start.split(" && ").at(-1) as string;
-		expect(command).toBe(`node dist/cli.js --plugin ${PLUGIN} ${DEMO}`);
-		const run = spawn(command.split(" ").slice(2));
+		expect(packageJson.scripts.start).toBe("node scripts/pi-node.mjs scripts/start.mjs");
+		const run = spawnSync(process.execPath, ["scripts/start.mjs"], { cwd: root, encoding: "utf8" });
 		expect(run.status).toBe(0);
 		expect(run.stderr).toBe("");
 		expect(run.stdout).toContain("#5 user ← ticket a1000018 · 68 chars");
@@ -241,7 +240,11 @@ describe("the convert-to-llm binary", () => {
 			["--plugin", "test/fixtures/sessions/v2-tree.jsonl", DEMO],
 			/cannot load plugin module/,
 		],
-		["a TypeScript plugin module", ["--plugin", "test/cli.test.ts", DEMO], /Node does not run TypeScript as is/],
+		[
+			"a TypeScript plugin module Node cannot strip (an enum)",
+			["--plugin", "test/fixtures/plugins/enum-role.ts", DEMO],
+			/Node runs TypeScript only by stripping its types, and this module needs more/,
+		],
 		["an unknown option", ["--frobnicate", DEMO], /unknown option --frobnicate\. Run convert-to-llm --help/],
 	])("should fail on %s with one line on stderr, no stack trace, exit code 2", (_what, args, message) => {
 		const input = args.at(-1) as string;
@@ -253,6 +256,13 @@ describe("the convert-to-llm binary", () => {
 		expect(run.stderr.trim().split("\n")).toHaveLength(1);
 		expect(run.stderr).not.toMatch(/\n\s+at /);
 		if (before !== undefined) expect(hash(input)).toBe(before);
+	});
+
+	it("should load a TypeScript plugin module of erasable syntax as it is (Node strips its types)", () => {
+		const run = spawn(["--plugin", "test/fixtures/plugins/typed-role.ts", DEMO]);
+		expect(run.stderr).toBe("");
+		expect(run.status).toBe(0);
+		expect(run.stdout).toContain("#5 user ← ticket a1000018");
 	});
 
 	it("should exit with 1 under --strict when a message cannot be converted", () => {

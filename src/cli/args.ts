@@ -13,6 +13,12 @@ export interface CliOptions extends CliFilterOptions {
 	leaf: string | undefined;
 	explain: boolean;
 	strict: boolean;
+	/** `--requests`: the request ledger of a session instead of the view. */
+	requests: boolean;
+	/** `--diff`: where two requests part, instead of the view. */
+	diff: boolean;
+	/** `--diff LEAF_A LEAF_B FILE`: the two leaves; `undefined` for `--diff FILE` (one leaf, two configurations). */
+	diffLeaves: [string, string] | undefined;
 	/** `--html [file]`: the report's file (`""`: the default name, `-`: stdout); `undefined` without it. */
 	html: string | undefined;
 	/** The most bytes of input read (`--max-input`, 512 MiB by default). */
@@ -24,6 +30,7 @@ export interface CliOptions extends CliFilterOptions {
 }
 
 export const USAGE = "convert-to-llm [options] <file | ->";
+const DIFF_USAGE = "convert-to-llm --diff [options] [<leaf-a> <leaf-b>] <file | ->";
 
 /** `--timeout` by default: 30 s. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -50,6 +57,14 @@ ${FILTER_HELP}  --plugin <module>   use the plugins a module exports (default ex
   --leaf <entryId>    the context as it was at another entry of the session tree
   --explain           for each history message, the plugin that converted it or why it was
                       dropped, and what it became; what each post-conversion hook changed
+  --requests          the request ledger of a session: one row per request it recorded, with
+                      the prefix it kept of the one before, what the prompt cache should have
+                      done, its billed tokens and cost, and what the configuration (filters,
+                      --plugin) would have cost; with --json, the rows and totals as JSON
+  --diff [<a> <b>]    where two requests part: the first differing message on both sides
+                      (its session entry and plugin) and a line diff inside it; with two
+                      entry ids, the requests at leaves a and b; without, the request at
+                      --leaf (default: the last entry) as sent and with the filters/--plugin
   --html [file]       write a self-contained HTML report instead (the history beside the
                       model input, dropped messages, hook diffs, a token chart); file:
                       a name ending in .html, or --html=<file> (--html=- for stdout);
@@ -74,6 +89,8 @@ Examples:
   convert-to-llm ~/.pi/agent/sessions/--home-me-app--/2025-01-31T12-00-00-000Z_0193….jsonl
   convert-to-llm --plugin ./my-extension.mjs --explain session.jsonl
   convert-to-llm --json --block-images session.jsonl | jq '.[-1]'
+  convert-to-llm --requests --max-tokens 40k --trim-step 10k session.jsonl
+  convert-to-llm --diff a1b2c3d4 e5f6a7b8 session.jsonl
 `;
 
 /** Parses `argv` (without `node` and the script). Bad usage throws a {@link CliError} (exit 2). */
@@ -108,6 +125,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 		leaf: values.leaf,
 		explain: values.explain === true,
 		strict: values.strict === true,
+		requests: values.requests === true,
+		diff: values.diff === true,
+		diffLeaves: undefined,
 		html,
 		maxInput: DEFAULT_MAX_INPUT,
 		timeout: DEFAULT_TIMEOUT_MS,
@@ -126,12 +146,14 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 	if (positionals.length === 0) {
 		throw new CliError(`no input given. Usage: ${USAGE} (run convert-to-llm --help for more).`);
 	}
-	if (positionals.length > 1) {
+	if (options.diff) takeDiffLeaves(options, positionals);
+	else if (positionals.length > 1) {
 		throw new CliError(
 			`one input at a time, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(", ")}. Usage: ${USAGE}`,
 		);
 	}
 	if (html !== undefined && options.json) throw new CliError("--html and --json each choose the output: give one.");
+	checkLedgerOptions(options);
 	if (options.leaf === "") throw new CliError('--leaf needs an entry id (the "id" of a session line).');
 	if (values["max-input"] !== undefined) {
 		const size = parseSize(values["max-input"]);
@@ -144,6 +166,35 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 	}
 	if (values.timeout !== undefined) options.timeout = parseTimeout(values.timeout);
 	return options;
+}
+
+/** `--diff`'s positionals: `<file>`, or `<leaf-a> <leaf-b> <file>`. */
+function takeDiffLeaves(options: CliOptions, positionals: readonly string[]): void {
+	if (positionals.length === 3) {
+		const [a, b, input] = positionals as [string, string, string];
+		if (a === "" || b === "") throw new CliError('--diff takes entry ids (the "id" of session lines), not "".');
+		options.diffLeaves = [a, b];
+		options.input = input;
+		return;
+	}
+	if (positionals.length !== 1) {
+		throw new CliError(
+			`--diff takes a session file, or two entry ids and a session file; got ${positionals.length} arguments (${positionals.map((p) => JSON.stringify(p)).join(", ")}). Usage: ${DIFF_USAGE}`,
+		);
+	}
+}
+
+/** `--requests` and `--diff` each choose the output; some options do not apply to them. */
+function checkLedgerOptions(options: CliOptions): void {
+	const mode = options.requests ? "--requests" : options.diff ? "--diff" : undefined;
+	if (mode === undefined) return;
+	if (options.requests && options.diff) throw new CliError("--requests and --diff each choose the output: give one.");
+	if (options.html !== undefined) throw new CliError(`${mode} and --html each choose the output: give one.`);
+	if (options.explain) throw new CliError(`--explain does not apply to ${mode}.`);
+	if (options.requests && options.leaf !== undefined)
+		throw new CliError("--leaf does not apply to --requests: the ledger lists every request of the session.");
+	if (options.diffLeaves !== undefined && options.leaf !== undefined)
+		throw new CliError("--diff with two entry ids takes no --leaf: the ids are the two leaves.");
 }
 
 /** `--timeout`'s value: whole milliseconds, 1 to 2,147,483,647. */
@@ -192,6 +243,8 @@ const parse = (argv: readonly string[]) =>
 			plugin: { type: "string", multiple: true },
 			leaf: { type: "string" },
 			explain: { type: "boolean" },
+			requests: { type: "boolean" },
+			diff: { type: "boolean" },
 			strict: { type: "boolean" },
 			"max-input": { type: "string" },
 			timeout: { type: "string" },

@@ -6,21 +6,19 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { version } from "../../package.json";
 import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
-import { REDACT_SECRETS_PLUGIN } from "../filters/redact-secrets.js";
-import { blockImages } from "../hooks/block-images.js";
-import { createDefaultRegistry } from "../preset.js";
-import type { Explanation, Plugin, Registry } from "../registry/types.js";
+import type { Explanation, Plugin } from "../registry/types.js";
 import type { ReadFile } from "../report/report-file.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
-import { errorText, isInstance, textOf } from "../values.js";
+import { errorText, isInstance } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import { type CliPlace, filterPlugins } from "./filter-options.js";
+import type { CliPlace } from "./filter-options.js";
 import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
+import { createRegistryFor } from "./registry-for.js";
 import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -88,6 +86,13 @@ async function run(io: CliIo): Promise<number> {
 	const options = parseCliArgs(io.argv);
 	if (options.help) return write(io, HELP);
 	if (options.version) return write(io, `${version}\n`);
+	if (options.requests || options.diff) {
+		const { ledgerCommand } = await import("./ledger-command.js");
+		const { text, warnings } = await ledgerCommand(io, options);
+		const code = write(io, text);
+		writeWarnings(io, warnings, true);
+		return code;
+	}
 	// What only --html needs is loaded here; a report that would overwrite what the run reads is
 	// refused before anything is read.
 	const report = options.html === undefined ? undefined : await import("../report/html-report.js");
@@ -373,39 +378,4 @@ function write(io: CliIo, text: string): number {
 function outputFailed(error: unknown): number {
 	if (codeOf(error) === "EPIPE") return ExitCode.OK;
 	throw writeFailed(error);
-}
-
-/** The run's registry, and the `redactSecrets` plugin it uses, if any (the report redacts its own text with it). */
-function createRegistryFor(
-	options: CliOptions,
-	loaded: readonly LoadedPlugins[],
-	place: CliPlace,
-): { registry: Registry; redaction: Plugin | undefined } {
-	const registry = createDefaultRegistry({ strict: options.strict, asyncTimeoutMs: options.timeout });
-	let redaction: Plugin | undefined;
-	for (const { spec, plugins } of loaded) {
-		for (const plugin of plugins) {
-			try {
-				registry.use(plugin);
-			} catch (error) {
-				throw new CliError(`plugin "${nameOf(plugin)}" from "${spec}" failed to apply: ${thrownText(error)}`);
-			}
-			if (nameOf(plugin) === REDACT_SECRETS_PLUGIN) redaction = plugin;
-		}
-	}
-	if (options.blockImages) registry.use(blockImages({ enabled: true }));
-	for (const plugin of filterPlugins(options, place)) {
-		registry.use(plugin);
-		if (plugin.name === REDACT_SECRETS_PLUGIN) redaction = plugin;
-	}
-	return { registry, redaction };
-}
-
-/** A plugin's name, read again after it was checked: a getter may throw now. */
-function nameOf(plugin: { name: unknown }): string {
-	try {
-		return textOf(plugin.name);
-	} catch {
-		return "(a name that cannot be read)";
-	}
 }

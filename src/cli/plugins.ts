@@ -63,15 +63,26 @@ function withDeadline<T>(loading: Promise<T>, ms: number, spec: string): Promise
 	);
 }
 
+/**
+ * Node's refusals of a TypeScript module: Node 22.18 and later strip types (so a module of erasable
+ * syntax loads as it is), but not enums, namespaces or parameter properties, nor files under
+ * node_modules; an older Node knows no `.ts` at all.
+ */
+const TYPESCRIPT_REFUSED: ReadonlySet<string> = new Set([
+	"ERR_UNKNOWN_FILE_EXTENSION",
+	"ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+	"ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING",
+]);
+
 async function importModule(spec: string, cwd: string): Promise<Record<string, unknown>> {
 	const url = resolveSpec(spec, cwd);
 	try {
 		return (await import(url)) as Record<string, unknown>;
 	} catch (error) {
 		const code = codeOf(error);
-		if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(spec)) {
+		if (TYPESCRIPT_REFUSED.has(code as string) && /\.[cm]?tsx?$/.test(spec)) {
 			throw new CliError(
-				`cannot load plugin module "${spec}": Node does not run TypeScript as is. Compile it to JavaScript, or run the CLI with a TypeScript loader: node --import tsx node_modules/convert-to-llm/dist/cli.js …`,
+				`cannot load plugin module "${spec}": Node runs TypeScript only by stripping its types, and this module needs more (${thrownText(error)}). Compile it to JavaScript, or run the CLI with a TypeScript loader: node --import tsx node_modules/convert-to-llm/dist/cli.js …`,
 			);
 		}
 		if (code === "ERR_MODULE_NOT_FOUND" && url.startsWith("file:") && !existsSync(new URL(url))) {

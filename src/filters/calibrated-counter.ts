@@ -102,6 +102,12 @@ export interface CalibratedCounter {
 	(message: Message): number;
 	/** Learns one billed request: the messages sent and the usage recorded for its response. */
 	observe: (request: readonly Message[], usage: unknown, options?: CalibrationOptions) => Observation;
+	/**
+	 * {@link CalibratedCounter.observe} of the last request this counter accepted (none before the
+	 * first) followed by `added`: for a host that knows a request only appended to the previous one,
+	 * in time linear in `added` rather than in the whole request.
+	 */
+	observeAppended: (added: readonly Message[], usage: unknown, options?: CalibrationOptions) => Observation;
 	/** The billed tokens the request would have, as this calibration predicts them. */
 	count: (request: readonly Message[], options?: CalibrationOptions) => TokenCount;
 	/** What the calibration has learnt so far. */
@@ -112,11 +118,15 @@ export interface CalibratedCounter {
 const MIN_RATIO = 0.25;
 const MAX_RATIO = 4;
 
-/** The last billed request: its tokens and the estimate of each message (0 for one not sent). */
+/**
+ * The last billed request: its tokens, the estimate of each message (0 for one not sent), their sum,
+ * and pi's estimate of it all (for a request that appends to it).
+ */
 interface Anchor {
 	billed: number;
 	estimates: number[];
 	total: number;
+	estimate: number;
 }
 
 /**
@@ -166,13 +176,22 @@ export function calibratedCounter(): CalibratedCounter {
 	const count = (request: readonly Message[], options?: CalibrationOptions): TokenCount =>
 		predict(measure(request), options);
 
-	const observe = (request: readonly Message[], usage: unknown, options?: CalibrationOptions): Observation => {
-		const measured = measure(request);
+	/**
+	 * Learns a measured request: `extendsAnchor` says whether it repeats the anchor's messages first,
+	 * `estimatesOf` gives its per-message estimates once it is accepted.
+	 */
+	const learn = (
+		measured: Measured,
+		extendsAnchor: () => boolean,
+		estimatesOf: () => number[],
+		usage: unknown,
+		options: CalibrationOptions | undefined,
+	): Observation => {
 		const predicted = predict(measured, options);
 		const billed = billedUsage(usage);
 		if (billed.tokens === null) return { accepted: false, reason: billed.reason, predicted };
-		const { estimates, total } = measured;
-		if (estimates === undefined)
+		const { total } = measured;
+		if (measured.estimates === undefined)
 			return { accepted: false, reason: "a message of the request cannot be estimated", predicted };
 		let restarted: string | undefined;
 		if (options?.model !== undefined && model !== undefined && options.model !== model) {
@@ -183,19 +202,48 @@ export function calibratedCounter(): CalibratedCounter {
 			addedEstimate = 0;
 		}
 		if (options?.model !== undefined) model = options.model;
-		if (anchor !== undefined && total > anchor.total && startsWith(estimates, anchor.estimates)) {
+		if (anchor !== undefined && total > anchor.total && extendsAnchor()) {
 			const pair = (billed.tokens - anchor.billed) / (total - anchor.total);
 			if (pair >= MIN_RATIO && pair <= MAX_RATIO) {
 				addedBilled += billed.tokens - anchor.billed;
 				addedEstimate += total - anchor.total;
 			}
 		}
-		anchor = { billed: billed.tokens, estimates, total };
+		anchor = { billed: billed.tokens, estimates: estimatesOf(), total, estimate: measured.estimate };
 		observations++;
 		const error = (predicted.tokens - billed.tokens) / billed.tokens;
 		return restarted === undefined
 			? { accepted: true, billed: billed.tokens, predicted, error }
 			: { accepted: true, billed: billed.tokens, predicted, error, restarted };
+	};
+
+	const observe = (request: readonly Message[], usage: unknown, options?: CalibrationOptions): Observation => {
+		const measured = measure(request);
+		const estimates = measured.estimates as number[];
+		return learn(
+			measured,
+			() => startsWith(estimates, (anchor as Anchor).estimates),
+			() => estimates,
+			usage,
+			options,
+		);
+	};
+
+	const observeAppended = (added: readonly Message[], usage: unknown, options?: CalibrationOptions): Observation => {
+		const tail = measure(added);
+		const base = anchor;
+		const measured: Measured = {
+			estimates: tail.estimates,
+			total: (base?.total ?? 0) + tail.total,
+			estimate: (base?.estimate ?? 0) + tail.estimate,
+		};
+		// The anchor is replaced when the request is accepted: its estimates are extended in place.
+		const estimatesOf = (): number[] => {
+			const estimates = base?.estimates ?? [];
+			for (const estimate of tail.estimates as number[]) estimates.push(estimate);
+			return estimates;
+		};
+		return learn(measured, () => base !== undefined && anchor === base, estimatesOf, usage, options);
 	};
 
 	const state = (): CalibrationState => ({
@@ -206,7 +254,7 @@ export function calibratedCounter(): CalibratedCounter {
 		label: label(),
 	});
 
-	return Object.assign(counter, { observe, count, state });
+	return Object.assign(counter, { observe, observeAppended, count, state });
 }
 
 /**
