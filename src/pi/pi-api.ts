@@ -62,6 +62,8 @@ export interface PiContext {
 	mode?: "tui" | "rpc" | "json" | "print";
 	cwd: string;
 	sessionManager: PiSessionManager;
+	/** pi's current model (`Model`: `provider`, `id`, …; both lines), `undefined` when none is set. */
+	model?: unknown;
 	abort(): void;
 	/** The system prompt pi's agent holds, the one the next request sends (both lines' `ExtensionContext`). */
 	getSystemPrompt?(): string;

@@ -37,6 +37,11 @@ export interface ViewInput {
 	 * event does not carry them): shown before the messages, and counted apart from them.
 	 */
 	beside?: BesideSystem;
+	/**
+	 * What the next request reuses of the last one sent and its tokens by each counter (prompt-cache.ts's
+	 * `outlookLines`: a heading, then one unfolded line each), shown under the header.
+	 */
+	cache?: readonly string[];
 	width: number;
 	/** How lines are measured and cut: pi-tui's own measure inside pi. */
 	columns: Columns;
@@ -51,7 +56,7 @@ export interface BesideSystem {
 /** The conversion as `convert-to-llm --json` prints it (without its final newline). */
 export const viewJson = (explanation: Explanation): string => JSON.stringify(explanation.output, null, 2);
 
-/** The view as plain lines (no colour): header, messages, why, footer. */
+/** The view as plain lines (no colour): header, problems, the prompt cache and tokens, messages, why, footer. */
 export function viewLines(input: ViewInput): string[] {
 	const style = createStyle(false);
 	const where = input.sessionFile === undefined ? "in-memory session" : shown(input.sessionFile, 1000);
@@ -68,6 +73,15 @@ export function viewLines(input: ViewInput): string[] {
 		for (const warning of warnings) {
 			const folded = fold(oneLine(warning), Math.max(1, input.width - 5), input.columns);
 			for (let i = 0; i < folded.length; i++) lines.push(`${i === 0 ? "   - " : "     "}${folded[i]}`);
+		}
+		lines.push("");
+	}
+	if (input.cache !== undefined && input.cache.length > 0) {
+		const [heading, ...rest] = input.cache;
+		lines.push(heading as string);
+		for (const line of rest) {
+			const folded = fold(oneLine(line), Math.max(1, input.width - 3), input.columns);
+			for (const part of folded) lines.push(`   ${part}`);
 		}
 		lines.push("");
 	}
