@@ -152,6 +152,13 @@ describe("runCommand's prompt cache section", () => {
 		} as unknown as PiContext;
 		await runCommand(host, createReporter(), "", ctx, undefined, requests);
 		const text = shown[0] ?? "";
+		const lines = text.split("\n");
+		// Just above the footer's counts, which stay the view's last two lines.
+		const footer = lines.findIndex((line) => /^── \d+ model messages? from/.test(line));
+		expect(footer).toBe(lines.length - 2);
+		expect(lines.slice(0, footer).findLastIndex((line) => line.startsWith("── "))).toBe(
+			lines.indexOf("── Prompt cache and billed tokens"),
+		);
 		return text.slice(text.indexOf("── Prompt cache and billed tokens")).split("\n   ").join(" ");
 	}
 
