@@ -156,9 +156,8 @@ describe("runCommand's prompt cache section", () => {
 		// Just above the footer's counts, which stay the view's last two lines.
 		const footer = lines.findIndex((line) => /^── \d+ model messages? from/.test(line));
 		expect(footer).toBe(lines.length - 2);
-		expect(lines.slice(0, footer).findLastIndex((line) => line.startsWith("── "))).toBe(
-			lines.indexOf("── Prompt cache and billed tokens"),
-		);
+		const headings = lines.slice(0, footer).flatMap((line, i) => (line.startsWith("── ") ? [i] : []));
+		expect(headings.at(-1)).toBe(lines.indexOf("── Prompt cache and billed tokens"));
 		return text.slice(text.indexOf("── Prompt cache and billed tokens")).split("\n   ").join(" ");
 	}
 
