@@ -1,8 +1,8 @@
 /**
  * The prompt cache and the bill in the real pi CLI of both lines (RPC mode, the loopback provider,
- * which bills each request a token per 4 bytes of its body): `maxTokens` trims in cache-stable steps
- * by default, and without a step the extension says once per session that it breaks the prompt
- * prefix (which filter, what it costs, the step that avoids it), withholding nothing even under
+ * which bills each request a token per 4 bytes of its body): `maxTokens` and `prune` move in
+ * cache-stable steps by default, and without a step the extension says once per session that the
+ * filter breaks the prompt prefix (which filter, what it costs, the step that avoids it), withholding nothing even under
  * strict; `/llm-context` says what the next request reuses of the last one sent and what breaks it,
  * and shows pi's estimate, the calibrated count and the bill side by side, starting over in a new
  * session and for another model.
@@ -47,8 +47,9 @@ async function run<T>(
 	extensions: readonly string[],
 	flags: string[],
 	steps: (pi: PiRpc) => Promise<T>,
+	settings?: Record<string, unknown>,
 ): Promise<{ bodies: string[]; events: RpcEvent[]; result: T }> {
-	const { dirs, session } = prepare(join(base, line), fake);
+	const { dirs, session } = prepare(join(base, line), fake, settings);
 	// A second model, so that a test can switch to it.
 	writeFileSync(
 		join(dirs.agentDir, "models.json"),
@@ -123,6 +124,30 @@ describe.each(LINES)("the prompt cache in pi %s (RPC mode)", (line) => {
 		expect(steppedTold.length).toBeLessThanOrEqual(1);
 		for (const text of steppedTold)
 			expect(text).toContain(`maxTokens moves its window in steps of ${quarter} tokens`);
+	}, 180_000);
+
+	it("should prune in steps by default, and without a step say once that prune breaks the prompt cache", async () => {
+		// Each "tool please" turn is two requests: the tool call, then the answer after its result.
+		const turns = async (pi: PiRpc) => {
+			for (let i = 0; i < 6; i++) await prompt(pi, "tool please");
+		};
+		const prune = (step: Record<string, number>) => ({
+			convertToLlm: { prune: { toolCalls: "before-last-2-messages" }, ...step },
+		});
+		const plain = await run(line, [TICKET_EXTENSION, ROOT], [], turns, prune({ pruneStep: 0 }));
+		const stepped = await run(line, [TICKET_EXTENSION, ROOT], [], turns, prune({}));
+		for (const { bodies, events } of [plain, stepped]) {
+			expect(bodies).toHaveLength(12);
+			expect(notices(events, "error")).toEqual([]);
+		}
+		expect(wireBreaks(stepped.bodies)).toBeLessThan(wireBreaks(plain.bodies));
+		const told = notices(plain.events, "warning").filter((text) =>
+			text.includes('"convert-to-llm:prune-messages" broke the prompt cache'),
+		);
+		expect(told).toHaveLength(1);
+		expect(told[0]).toContain(
+			'prune moves its toolCalls windows with every message because pruneStep is 0: leave pruneStep out (10 messages) or set one, e.g. "pruneStep": 10 under "convertToLlm" in settings.json',
+		);
 	}, 180_000);
 
 	it("should show in /llm-context pi's estimate, the calibrated count and the bill side by side, and what the next request reuses", async () => {
