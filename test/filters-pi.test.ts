@@ -25,7 +25,9 @@ describe("readHardening (filters)", () => {
 		);
 		expect(problems).toEqual([]);
 		expect(hardening).toEqual({ ...DEFAULT_HARDENING, redactSecrets: true, maxTokens: 120000, prune });
-		expect(hardeningText(hardening)).toBe("redactSecrets, maxTokens=120000, prune");
+		expect(hardeningText(hardening)).toBe(
+			"redactSecrets, maxTokens=120000 (step 30000 tokens), prune (step 10 messages)",
+		);
 	});
 
 	it("should read redactSecrets and maxTokens=N from the flag", () => {

@@ -13,7 +13,6 @@ import { errorText, isInstance } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
-import type { CliPlace } from "./filter-options.js";
 import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";

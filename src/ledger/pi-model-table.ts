@@ -38,7 +38,7 @@ export function piModelTable(load: ModuleLoader = importModule): ModelLookup {
 		return catalog;
 	};
 	const legacyLookup = () => {
-		legacy ??= load("@mariozechner/pi-ai").then(
+		legacy ??= load("@earendil-works/pi-ai").then(
 			(module) => {
 				const getModel = isRecord(module) ? module.getModel : undefined;
 				return typeof getModel === "function" ? (getModel as (provider: string, id: string) => unknown) : undefined;

@@ -12,8 +12,10 @@ import { writeLlmContextReport } from "./llm-context-report.js";
 import { type NextSystem, pendingSystemMessage } from "./next-system.js";
 import { showPanel } from "./panel.js";
 import type { PiContext } from "./pi-api.js";
+import { type Outlook, outlookLines } from "./prompt-cache.js";
 import { type Reporter, showAll } from "./report.js";
 import { sessionHistory } from "./session-history.js";
+import { modelOf, type SessionRequests } from "./session-requests.js";
 import { hardeningText } from "./settings.js";
 import { loadTuiColumns } from "./tui-columns.js";
 import { type BesideSystem, viewJson, viewLines } from "./view.js";
@@ -41,7 +43,9 @@ export const NEXT_PROMPT_ENTRY = "(at the next prompt)";
  * holds the system prompt and tools of the next request even before pi sends them: on pi 1.x the
  * system message pi adds before the next prompt (a new or resumed session, AGENTS.md changed), on pi
  * 0.73.1 the prompt and tools it sends beside the messages (`--json` prints the messages alone, as
- * pi's request event carries them).
+ * pi's request event carries them). With the session's `requests`, the view (and the HTML report's
+ * facts) end with what the next request reuses of the last one sent and its tokens by each counter
+ * (see {@link outlookLines}).
  */
 export async function runCommand(
 	host: Host,
@@ -49,6 +53,7 @@ export async function runCommand(
 	args: string,
 	ctx: PiContext,
 	system?: SystemSource,
+	requests?: SessionRequests,
 ): Promise<void> {
 	try {
 		const json = args.trim() === "--json";
@@ -73,6 +78,10 @@ export async function runCommand(
 		// Every current configuration problem, however many the notices cut: the notices send the user here.
 		const warnings = [...new Set([...reporter.notes(), ...problems])];
 		const columns = await loadTuiColumns();
+		const cache =
+			requests === undefined || json
+				? undefined
+				: outlookLines(await outlookOf(host, requests, messages, ctx, beside !== undefined));
 		const lines = (width: number): string[] =>
 			viewLines({
 				messages,
@@ -86,11 +95,13 @@ export async function runCommand(
 				hardening,
 				warnings,
 				beside,
+				cache,
 				width,
 			});
 		if (args.trim() === "--html") {
 			const facts = [...lines(PLAIN_WIDTH).slice(0, 2), ...warnings.map((warning) => `warning: ${warning}`)];
 			if (beside !== undefined) facts.push(besideFact(beside));
+			for (const line of cache?.slice(1) ?? []) facts.push(line);
 			// With redaction on, the report redacts its own text with the conversion's redaction, or is not written.
 			const redacts = redaction !== undefined || host.hardening().redactSecrets === true;
 			const where = await writeLlmContextReport(ctx, {
@@ -119,6 +130,38 @@ export async function runCommand(
 	} catch (error) {
 		reporter.error(ctx, [`/${COMMAND} failed: ${errorText(error)}`]);
 	}
+}
+
+/**
+ * What the next request keeps of the last one sent and what it costs: the history converted as a
+ * request is (the request's registry, not the view's: pi's own image rule applies after it) against
+ * the conversion sent last to the same model. A dry run: nothing is remembered of it.
+ */
+async function outlookOf(
+	host: Host,
+	requests: SessionRequests,
+	messages: readonly AgentMessage[],
+	ctx: PiContext,
+	beside: boolean,
+): Promise<Outlook> {
+	const model = modelOf(ctx);
+	const previous = requests.previous(model);
+	const { plugins } = host.build("view");
+	const context = {
+		hardening: host.hardening(),
+		offeredBy: new Map(plugins.map((item) => [item.plugin.name, item.from])),
+	};
+	const common = { counter: requests.counter(), model, lastBill: requests.lastBill(), context, beside };
+	let next: Outlook["next"];
+	try {
+		const conversion = await host.build("request").registry.runAsync(messages, { previous });
+		next = conversion.failed
+			? { failed: conversion.problems.at(-1)?.message ?? "it failed" }
+			: { output: conversion.output, prefix: conversion.prefix };
+	} catch (error) {
+		next = { failed: errorText(error) };
+	}
+	return { ...common, next, previousLength: previous?.output.length };
 }
 
 /** The report's fact for what pi 0.73.1 sends beside the messages: the prompt's size and the tools. */

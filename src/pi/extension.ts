@@ -13,6 +13,7 @@ import { piSettingsPlaces } from "./pi-settings-files.js";
 import { READY_CHANNEL, USE_CHANNEL } from "./protocol.js";
 import { createReporter } from "./report.js";
 import { requestHandler } from "./request.js";
+import { createSessionRequests } from "./session-requests.js";
 import { DEFAULT_HARDENING, readHardening, registerFlag } from "./settings.js";
 import { hardenBranchSummary, hardenCompaction } from "./summaries.js";
 import { systemPromptGuard } from "./system-prompt.js";
@@ -32,10 +33,12 @@ const hasFullTranscript = (pi: PiExtensionApi): boolean => typeof pi.registerVir
  * (`context_with_system` on pi 1.x, `context` on 0.73.1, with `before_agent_start` there to redact
  * the system prompt when `redactSecrets` is on), the summary handlers
  * (`session_before_compact`, `session_before_tree`: pi's compaction and branch summaries go through
- * the same registry when a plugin or switch is active) and a listener for plugin offers on
- * `pi.events`, then announces itself there so that extensions loaded before it offer again; it
- * starts nothing (no timers, files or sockets). The configuration is read at `session_start`;
- * while it holds anything the extension cannot read, every request and summary is withheld. A
+ * the same registry when a plugin or switch is active), a `message_end` handler that reads each
+ * response's billed usage (the calibrated token counter of `/llm-context` learns from it) and a
+ * listener for plugin offers on `pi.events`, then announces itself there so that extensions loaded
+ * before it offer again; it starts nothing (no timers, files or sockets). The configuration is read,
+ * and the memory of the session's requests cleared, at `session_start`; while the configuration
+ * holds anything the extension cannot read, every request and summary is withheld. A
  * later copy of the package in the same pi (see copies.ts) registers nothing but a warning.
  *
  * @example
@@ -50,6 +53,8 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		return;
 	}
 	const host = createHost(pi, DEFAULT_HARDENING);
+	// The last request of the session (its prompt prefix) and its bill: one session at a time.
+	const requests = createSessionRequests();
 	// Problems with offers arrive without a ctx to show them with: shown at the next chance.
 	const pending: string[] = [];
 	const flush = (ctx: PiContext): void => {
@@ -61,6 +66,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		for (const problem of host.offer(data)) pending.push(problem);
 	});
 	pi.on("session_start", (_event: unknown, ctx: PiContext) => {
+		requests.reset();
 		const { hardening, problems } = readHardening(pi, piSettingsPlaces(ctx.cwd));
 		host.configure(hardening, ctx.cwd, problems);
 		reporter.configuration(ctx, problems);
@@ -70,7 +76,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 	const read = (ctx: PiContext) => readNextSystem(pi, ctx);
 	let system: SystemSource;
 	if (hasFullTranscript(pi)) {
-		pi.on("context_with_system", requestHandler(host, reporter, flush));
+		pi.on("context_with_system", requestHandler(host, reporter, flush, requests));
 		system = { transcript: true, read, preview: async (prompt) => prompt };
 	} else {
 		// The system prompt is not in the `context` event's messages: redacted where pi passes it on.
@@ -80,9 +86,11 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 			flush(ctx);
 			await guard.check(ctx);
 		};
-		pi.on("context", requestHandler(host, reporter, before));
+		pi.on("context", requestHandler(host, reporter, before, requests));
 		system = { transcript: false, read, preview: (prompt) => guard.preview(prompt) };
 	}
+	// Each response's usage is the bill of the request sent last: the calibrated counter learns it.
+	pi.on("message_end", (event: { message?: unknown } | undefined) => requests.ended(event?.message));
 	// pi's summary requests use pi's own conversion and raise no request event: hardened here.
 	pi.on("session_before_compact", (event, ctx: PiContext) => hardenCompaction(host, reporter, event, ctx));
 	pi.on("session_before_tree", (event, ctx: PiContext) => hardenBranchSummary(host, reporter, event, ctx));
@@ -91,7 +99,7 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 			"Show what the next model request sends, as convert-to-llm converts it (--json: the Message[] only; --html: write an HTML report beside the session)",
 		handler: (args, ctx) => {
 			flush(ctx);
-			return runCommand(host, reporter, args, ctx, system);
+			return runCommand(host, reporter, args, ctx, system, requests);
 		},
 	});
 	pi.events.emit(READY_CHANNEL, { version: 1 });

@@ -12,7 +12,7 @@ import { errorText, isInstance, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 import { piSettingsPlaces } from "./pi-settings-files.js";
 import { problemText } from "./problem-text.js";
-import { hardeningText, type PiHardening, piBlocksImages } from "./settings.js";
+import { hardeningText, type PiHardening, piBlocksImages, pruneStepOf, trimStepOf } from "./settings.js";
 
 /** Name of the extension, in warnings and in the view's header. */
 export const EXTENSION_NAME = "convert-to-llm";
@@ -249,9 +249,19 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, 
 		plugins.push(blockImages({ enabled: imagesBlocked, strictImages: hardening.strictImages }));
 	}
 	if (hardening.lint !== "off") plugins.push(lint({ mode: hardening.lint, imagesBlocked }));
-	if (hardening.prune !== undefined) plugins.push(pruneMessages(hardening.prune));
-	if (hardening.maxTokens !== undefined && purpose !== "summary")
-		plugins.push(trimToTokens({ maxTokens: hardening.maxTokens }));
+	if (hardening.prune !== undefined) {
+		const { step: _given, ...prune } = hardening.prune;
+		const step = pruneStepOf(hardening);
+		plugins.push(pruneMessages(step === undefined ? prune : { ...prune, step }));
+	}
+	if (hardening.maxTokens !== undefined && purpose !== "summary") {
+		const step = trimStepOf(hardening);
+		plugins.push(
+			trimToTokens(
+				step === undefined ? { maxTokens: hardening.maxTokens } : { maxTokens: hardening.maxTokens, step },
+			),
+		);
+	}
 	if (hardening.redactSecrets === true) plugins.push(redactSecrets());
 	return plugins;
 }

@@ -62,13 +62,13 @@ export interface PiContext {
 	mode?: "tui" | "rpc" | "json" | "print";
 	cwd: string;
 	sessionManager: PiSessionManager;
+	/** pi's current model (`Model`: `provider`, `id`, `contextWindow`, …; both lines), `undefined` when none is set. */
+	model?: { provider?: unknown; id?: unknown; contextWindow?: unknown } | undefined;
 	abort(): void;
 	/** The system prompt pi's agent holds, the one the next request sends (both lines' `ExtensionContext`). */
 	getSystemPrompt?(): string;
 	/** How pi builds its system prompt (a command's ctx; pi 1.x's `hiddenTools` are left out of every request). */
 	getSystemPromptOptions?(): unknown;
-	/** pi's current model (both lines' `ExtensionContext`): the next request's, with its context window. */
-	model?: { provider?: unknown; id?: unknown; contextWindow?: unknown } | undefined;
 }
 
 /** The result of a `context` / `context_with_system` handler: the messages to use instead. */

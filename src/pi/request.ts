@@ -4,11 +4,14 @@
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { type ConvertToLlmError, ErrorCode } from "../index.js";
+import { HISTORY } from "../registry/prefix.js";
 import { errorText } from "../values.js";
 import type { Host } from "./host.js";
 import type { PiContext, PiContextResult } from "./pi-api.js";
 import { problemText, type RequestOutcome } from "./problem-text.js";
-import type { Reporter } from "./report.js";
+import { breakNotice, tokensFrom } from "./prompt-cache.js";
+import { type Reporter, showAll } from "./report.js";
+import { modelOf, type SessionRequests } from "./session-requests.js";
 
 /** What the model receives in place of a withheld request, should pi send it despite the abort. */
 export const WITHHELD_TEXT =
@@ -33,39 +36,71 @@ export const WITHHELD_TEXT =
  * system messages (pi requires one at index 0) and a user message saying so ({@link WITHHELD_TEXT}),
  * and shows, every time, an error that says why and what to change.
  *
+ * With the session's `requests`, the conversion is compared with the one sent last to the same model
+ * (`runAsync(history, { previous })`): the first time in the session a plugin breaks the prompt
+ * prefix, a warning says which, what it costs and the step that avoids it. A break is a notice, never
+ * a problem: it withholds nothing, strict or not.
+ *
  * @example
- * pi.on("context_with_system", (event, ctx) => convertRequest(host, reporter, event.messages, ctx));
+ * pi.on("context_with_system", (event, ctx) => convertRequest(host, reporter, event.messages, ctx, requests));
  */
 export async function convertRequest(
 	host: Host,
 	reporter: Reporter,
 	messages: unknown[],
 	ctx: PiContext,
+	requests?: SessionRequests,
 ): Promise<PiContextResult> {
 	try {
 		const unreadable = host.unreadable();
-		if (unreadable.length > 0) return withhold(reporter, messages, ctx, [...unreadable], UNREADABLE);
-		const { registry, problems: buildProblems, degraded } = host.build();
+		if (unreadable.length > 0) return withhold(reporter, messages, ctx, [...unreadable], UNREADABLE, requests);
+		const { registry, plugins, problems: buildProblems, degraded } = host.build();
 		const strict = host.hardening().strict;
+		const model = modelOf(ctx);
+		const previous = requests?.previous(model);
 		// pi's AgentMessage of either line; the registry checks each message it is given.
-		const conversion = await registry.runAsync(messages as AgentMessage[]);
+		const conversion = await registry.runAsync(messages as AgentMessage[], { previous });
+		// A prefix break is a notice about the bill, not a problem with the request (told below, once).
+		const reported = conversion.problems.filter((problem) => problem.code !== ErrorCode.PREFIX_BREAK);
 		const told = (outcome: RequestOutcome): string[] => [
 			...buildProblems,
-			...conversion.problems.map((problem) => problemText(problem, outcome)),
+			...reported.map((problem) => problemText(problem, outcome)),
 		];
-		if (conversion.failed) return withhold(reporter, messages, ctx, told("withheld"), failure(conversion.problems));
+		const hold = (problems: string[], why: string) => withhold(reporter, messages, ctx, problems, why, requests);
+		if (conversion.failed) return hold(told("withheld"), failure(reported));
 		if (!leavesConversation(messages, conversion.output)) {
 			const problems = told("withheld");
-			const why = problems.length > 0 ? `${NOTHING_LEFT}; what made it so, and what to change` : NOTHING_LEFT;
-			return withhold(reporter, messages, ctx, problems, why);
+			return hold(
+				problems,
+				problems.length > 0 ? `${NOTHING_LEFT}; what made it so, and what to change` : NOTHING_LEFT,
+			);
 		}
-		if (strict && (degraded || conversion.problems.length > 0)) {
-			return withhold(reporter, messages, ctx, told("strict"), "the conversion reported problems and strict is on");
+		if (strict && (degraded || reported.length > 0)) {
+			return hold(told("strict"), "the conversion reported problems and strict is on");
 		}
 		reporter.warn(ctx, told("sent"));
+		if (requests !== undefined) {
+			const { prefix } = conversion;
+			if (
+				previous !== undefined &&
+				prefix?.breakAt != null &&
+				prefix.cause !== null &&
+				prefix.cause !== HISTORY &&
+				requests.firstBreak(prefix.cause)
+			) {
+				const cost = tokensFrom(requests.counter(), conversion.output, prefix.breakAt, model);
+				const offeredBy = new Map(plugins.map(({ plugin, from }) => [plugin.name, from]));
+				const notice = breakNotice(prefix, previous.output.length, cost, {
+					hardening: host.hardening(),
+					offeredBy,
+				});
+				showAll(ctx, [notice], "warning");
+			}
+			requests.sent(conversion, model);
+		}
 		return { messages: conversion.output };
 	} catch (error) {
-		return withhold(reporter, messages, ctx, [], `the conversion failed: ${errorText(error)}`);
+		return withhold(reporter, messages, ctx, [], `the conversion failed: ${errorText(error)}`, requests);
 	}
 }
 
@@ -111,15 +146,23 @@ export function requestHandler(
 	host: Host,
 	reporter: Reporter,
 	before: (ctx: PiContext) => void | Promise<void>,
+	requests?: SessionRequests,
 ): (event: { messages: unknown[] }, ctx: PiContext) => Promise<PiContextResult> {
 	return async (event, ctx) => {
 		let messages: unknown[] = [];
 		try {
 			messages = event.messages;
 			await before(ctx);
-			return await convertRequest(host, reporter, messages, ctx);
+			return await convertRequest(host, reporter, messages, ctx, requests);
 		} catch (error) {
-			return withhold(reporter, messages, ctx, [], `the request could not be handled: ${errorText(error)}`);
+			return withhold(
+				reporter,
+				messages,
+				ctx,
+				[],
+				`the request could not be handled: ${errorText(error)}`,
+				requests,
+			);
 		}
 	};
 }
@@ -138,7 +181,10 @@ function withhold(
 	ctx: PiContext,
 	problems: string[],
 	why: string,
+	requests?: SessionRequests,
 ): PiContextResult {
+	// No response will bill the request sent before this one.
+	requests?.withheld();
 	reporter.error(ctx, [`request withheld (fail closed): ${why}.`, ...problems]);
 	try {
 		ctx.abort();

@@ -8,7 +8,7 @@ import type { Message } from "@earendil-works/pi-ai";
 import type { Explanation } from "../index.js";
 import type { ContextEditEffect } from "../session/index.js";
 import type { Columns } from "../view/columns.js";
-import { format, plural, renderMessages, totals } from "../view/render.js";
+import { format, plural, renderFooter, renderMessages, totals } from "../view/render.js";
 import { createStyle, oneLine, shown } from "../view/style.js";
 import { renderConversion } from "../view/view.js";
 import type { ToolDeclaration } from "./next-system.js";
@@ -37,6 +37,11 @@ export interface ViewInput {
 	 * event does not carry them): shown before the messages, and counted apart from them.
 	 */
 	beside?: BesideSystem;
+	/**
+	 * What the next request reuses of the last one sent and its tokens by each counter (prompt-cache.ts's
+	 * `outlookLines`: a heading, then one unfolded line each), shown just above the footer's counts.
+	 */
+	cache?: readonly string[];
 	width: number;
 	/** How lines are measured and cut: pi-tui's own measure inside pi. */
 	columns: Columns;
@@ -51,7 +56,7 @@ export interface BesideSystem {
 /** The conversion as `convert-to-llm --json` prints it (without its final newline). */
 export const viewJson = (explanation: Explanation): string => JSON.stringify(explanation.output, null, 2);
 
-/** The view as plain lines (no colour): header, messages, why, footer. */
+/** The view as plain lines (no colour): header, problems, messages, why, the prompt cache and tokens, footer. */
 export function viewLines(input: ViewInput): string[] {
 	const style = createStyle(false);
 	const where = input.sessionFile === undefined ? "in-memory session" : shown(input.sessionFile, 1000);
@@ -82,7 +87,21 @@ export function viewLines(input: ViewInput): string[] {
 		width: input.width,
 		columns: input.columns,
 	});
-	for (const line of body) lines.push(line);
+	// The prompt cache and the bill go just above the footer's counts, which stay the view's last lines.
+	const footer = renderFooter(totals(input.explanation.output), input.messages.length, style).length;
+	for (const line of body.slice(0, body.length - footer)) lines.push(line);
+	for (const line of cacheLines(input)) lines.push(line);
+	for (const line of body.slice(body.length - footer)) lines.push(line);
+	return lines;
+}
+
+/** The prompt cache section: its heading, then each line folded to the width under it. */
+function cacheLines(input: ViewInput): string[] {
+	const [heading, ...rest] = input.cache ?? [];
+	if (heading === undefined) return [];
+	const lines = [heading];
+	for (const line of rest)
+		for (const part of fold(oneLine(line), Math.max(1, input.width - 3), input.columns)) lines.push(`   ${part}`);
 	return lines;
 }
 

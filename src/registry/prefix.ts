@@ -137,10 +137,15 @@ function causeOf(previous: Recording, next: Recording, at: number): string {
 	const now = originsOf(next);
 	const concerned: number[] = [];
 	let tapMade = false;
-	for (const origins of [before.at(-1) ?? [], now.at(-1) ?? []]) {
+	for (const [origins, fresh] of [
+		[before.at(-1) ?? [], false],
+		[now.at(-1) ?? [], true],
+	] as const) {
 		if (at >= origins.length) continue;
 		const origin = origins[at] as number;
 		if (origin < 0) tapMade = true;
+		// A message the history added since the earlier conversion is here because something before it went.
+		else if (fresh && origin >= previous.input.length) continue;
 		else if (!concerned.includes(origin)) concerned.push(origin);
 	}
 	for (const index of concerned) {

@@ -35,7 +35,9 @@ const SWITCHES = [
 	"lint",
 	"redactSecrets",
 	"maxTokens",
+	"maxTokensStep",
 	"prune",
+	"pruneStep",
 ];
 
 const SECRET_PROMPT = { role: "user", content: "deploy with AKIA2E0A8F3B244C9986", timestamp: 1 };

@@ -85,6 +85,15 @@ describe("registry.run with previous", () => {
 		expect(second.prefix?.cause).toBe("convert-to-llm:trim-to-tokens");
 	});
 
+	it("should name the filter that removed a message the earlier output sent, where a new message moved up into its place", () => {
+		const registry = createDefaultRegistry().use(pruneMessages({ toolCalls: "before-last-2-messages" }));
+		const history = turns(1);
+		const first = registry.run(history.slice(0, 3));
+		// The call and its result leave the window: the answer after them, new since, takes their place.
+		const second = registry.run([...history, user("next", T0 + 9)], { previous: first });
+		expect(second.prefix).toEqual({ kept: 1, breakAt: 1, cause: "convert-to-llm:prune-messages" });
+	});
+
 	it("should name the converter that converts an unchanged message differently", () => {
 		let calls = 0;
 		const stamp: Plugin = {
@@ -214,6 +223,26 @@ describe("the prefix over generated histories", () => {
 						expect(second.prefix).toEqual({ kept, breakAt: null, cause: null });
 						expect(second.problems.filter((p) => p.code === ErrorCode.PREFIX_BREAK)).toHaveLength(0);
 					}
+				},
+			),
+			RUNS,
+		);
+	});
+
+	it("should never blame the history for a break when the history only grew", () => {
+		fc.assert(
+			fc.property(
+				fc.oneof(arbHistory, arbHistory16),
+				fc.nat(),
+				fc.subarray(Object.keys(PLUGINS)),
+				(history, at, names) => {
+					const registry = createDefaultRegistry();
+					registry.hooks.error.tap("quiet", () => {});
+					for (const name of names) registry.use((PLUGINS[name] as () => Plugin)());
+					const cut = at % (history.length + 1);
+					const first = registry.run(history.slice(0, cut) as AgentMessage[]);
+					const second = registry.run(history as AgentMessage[], { previous: first });
+					expect(second.prefix?.cause).not.toBe("history");
 				},
 			),
 			RUNS,
