@@ -31,17 +31,17 @@ const OPEN = "<!-- generated: ";
 const CLOSE = "<!-- /generated -->";
 /** The suites whose console lines the parity block is made of, in the order the block lists them. */
 export const PARITY_SUITES = [
-	"test/differential.test.ts",
-	"test/pi1-differential.test.ts",
-	"test/session-differential.test.ts",
-	"test/pi1-session-differential.test.ts",
+	"test/differential/differential.test.ts",
+	"test/differential/pi1-differential.test.ts",
+	"test/differential/session-differential.test.ts",
+	"test/differential/pi1-session-differential.test.ts",
 ];
 /** A suite's console-line tag (`[pi1 differential] …`) and the suite it comes from. */
 const PARITY_TAGS = {
-	differential: "test/differential.test.ts",
-	"pi1 differential": "test/pi1-differential.test.ts",
-	"session differential": "test/session-differential.test.ts",
-	"pi1 session differential": "test/pi1-session-differential.test.ts",
+	differential: "test/differential/differential.test.ts",
+	"pi1 differential": "test/differential/pi1-differential.test.ts",
+	"session differential": "test/differential/session-differential.test.ts",
+	"pi1 session differential": "test/differential/pi1-session-differential.test.ts",
 };
 
 /** README.md and every docs/*.md, relative to the root. */

@@ -10,7 +10,7 @@
  *   pi -e npm:convert-to-llm -e ./examples/pi-ticket-role
  *
  * In a package of your own: depend on convert-to-llm, and name this file in `pi.extensions`.
- * test/pi-extension-e2e.test.ts runs it in the real pi CLI, in both load orders.
+ * test/pi/extension-e2e.test.ts runs it in the real pi CLI, in both load orders.
  */
 import { usePlugins } from "convert-to-llm/pi";
 import ticketRole from "../plugins/ticket-role.mjs";

@@ -112,10 +112,10 @@ describe("the generated blocks of README.md and docs/*.md", () => {
 		const parityBody = parity[0]?.body ?? "";
 		const rows = tableRows(parityBody).map(([suite, text]) => ["", suite?.replaceAll("`", ""), text]);
 		const tags: Record<string, string> = {
-			"test/differential.test.ts": "differential",
-			"test/pi1-differential.test.ts": "pi1 differential",
-			"test/session-differential.test.ts": "session differential",
-			"test/pi1-session-differential.test.ts": "pi1 session differential",
+			"test/differential/differential.test.ts": "differential",
+			"test/differential/pi1-differential.test.ts": "pi1 differential",
+			"test/differential/session-differential.test.ts": "session differential",
+			"test/differential/pi1-session-differential.test.ts": "pi1 session differential",
 		};
 		const log = rows.map(
 			([, suite, text]) =>

@@ -1,6 +1,6 @@
 /**
  * `pruneMessageList({ messages, … })`: the AI SDK's call shape over a pi-ai `Message[]` (its
- * decisions against the real `ai` package are in test/filters-prune.test.ts, for both shapes).
+ * decisions against the real `ai` package are in test/filters/prune-messages.test.ts, for both shapes).
  * Here, its own contract: the plugin's output, step included, a new array and an untouched input,
  * problems thrown or handed over, the refusals; and the plugin factory pointing to it.
  */

@@ -5,7 +5,7 @@
  * The reader reads each such line as pi 1.x does and says what pi 0.73.1 does, except a first line
  * that 0.73.1 reads as the header, without which 1.x refuses the file: that one is read, and the
  * problem says pi 1.x refuses the file. (Both pi lines' own readings of such files are compared in
- * test/session-odd-lines-differential.test.ts.)
+ * test/differential/session-odd-lines-differential.test.ts.)
  */
 import { describe, expect, it } from "vitest";
 import { parseSession, readSession } from "../../src/session/index.js";

@@ -1,7 +1,7 @@
 /**
  * Session files written by pi 0.73.1's own persisting `SessionManager` from generated steps: the
- * 0.73.1 side of test/session-differential.test.ts and of the cross-check in
- * test/pi1-session-differential.test.ts, written once.
+ * 0.73.1 side of test/differential/session-differential.test.ts and of the cross-check in
+ * test/differential/pi1-session-differential.test.ts, written once.
  */
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { FAUX_ASSISTANT } from "./faux-assistant.mjs";

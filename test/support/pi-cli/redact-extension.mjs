@@ -6,7 +6,7 @@
  */
 import { usePlugins } from "convert-to-llm/pi";
 
-/** The text the plugin hides; test/pi-extension-e2e.test.ts checks that no request body holds it. */
+/** The text the plugin hides; test/pi/extension-e2e.test.ts checks that no request body holds it. */
 export const SECRET = "sk-live-e2e-5ec7e7";
 
 /** @param {import("@earendil-works/pi-coding-agent").ExtensionAPI} pi */

@@ -2,7 +2,7 @@
  * The real `@earendil-works/pi-agent-core` 1.6.0 `Agent`, run offline on pi-ai 1.6.0's faux provider
  * (`fauxProvider()` + `createModels()`, `streamFn` required since 0.82), with convert-to-llm's BUILT
  * package (dist/, which the vitest globalSetup builds; imported as `convert-to-llm/*`, ESM or
- * CJS) as its `convertToLlm`, or pi's own `convertToLlm` as the control. `run` reports what happened; pi1-agent.test.ts makes the checks.
+ * CJS) as its `convertToLlm`, or pi's own `convertToLlm` as the control. `run` reports what happened; test/e2e/pi1-agent.test.ts makes the checks.
  *
  * While a run lasts, `Date.now()` and `performance.now()` return constants, so two runs of the
  * same scenario with different converters produce byte-identical transcripts (timestamps and

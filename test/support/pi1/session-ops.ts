@@ -1,6 +1,6 @@
 /**
  * fast-check generators of the steps that build a pi session through its own `SessionManager`:
- * `arbOps073` for pi 0.73.1 (the steps of test/session-differential.test.ts, with the same weights),
+ * `arbOps073` for pi 0.73.1 (the steps of test/differential/session-differential.test.ts, with the same weights),
  * `arbOps16` for pi 1.6.0, which adds system messages (a leading one often, later patches of
  * `sections` and tools), messages and custom message entries without content (`null` or absent),
  * `appendContextEdit` (omit or replace), `appendUsage`, and compactions whose
@@ -116,7 +116,7 @@ const ops073 = [
 /** One step of a 0.73.1 session. */
 export const arbOp073: fc.Arbitrary<SessionOp> = fc.oneof(...ops073);
 
-/** A 0.73.1 session: what test/session-differential.test.ts generates. */
+/** A 0.73.1 session: what test/differential/session-differential.test.ts generates. */
 export const arbOps073: fc.Arbitrary<SessionOp[]> = fc.array(arbOp073, { minLength: 1, maxLength: 80, size: "large" });
 
 /** A system patch as pi 1.x persists one: empty content, changed `sections`, sometimes tools. */
