@@ -9,7 +9,7 @@
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { Message } from "@earendil-works/pi-ai";
-import { applyEdit, type Reporter as EntryReporter, entryMessages } from "../session/project.js";
+import { applyEdit, type EntryReporter, entryMessages } from "../session/project.js";
 import type { ContextEditEntry, SessionEntry } from "../session/types.js";
 import { errorText, isRecord } from "../values.js";
 import type { Host } from "./host.js";

@@ -8,7 +8,7 @@ import {
 	entryMessages,
 	isSystemEntry,
 	KNOWN_ENTRY_TYPES,
-	type Reporter,
+	type EntryReporter,
 	rolesOf,
 } from "./project.js";
 import type { CompactionEntry, ContextEditEntry, ParsedSession, SessionEntry } from "./types.js";
@@ -62,7 +62,7 @@ export function buildContextWith(
 	const { strict = false, file } = options;
 	const { entries, lines } = session;
 	const log = new ProblemLog(strict, file);
-	const reporter: Reporter = {
+	const reporter: EntryReporter = {
 		report(kind, at, message) {
 			log.add(kind, { line: lines[at], entryId: (entries[at] as SessionEntry).id }, message);
 		},
@@ -180,7 +180,7 @@ function contextEntries(
  * for it applied; an older compaction among them contributes nothing (0.87.0 on: the 0.80.10–0.86.1
  * duplicate summary was a bug pi fixed).
  */
-function project(session: ParsedSession, chosen: readonly number[], result: SessionContext, reporter: Reporter): void {
+function project(session: ParsedSession, chosen: readonly number[], result: SessionContext, reporter: EntryReporter): void {
 	const entries = session.entries;
 	const edits = new Map<unknown, number>();
 	for (const at of chosen) {
@@ -215,7 +215,7 @@ function project(session: ParsedSession, chosen: readonly number[], result: Sess
 	}
 }
 
-function reportUnknown(entry: SessionEntry, at: number, reporter: Reporter): void {
+function reportUnknown(entry: SessionEntry, at: number, reporter: EntryReporter): void {
 	reporter.report("unknown-type", at, () => {
 		const type = (entry as { type?: unknown }).type;
 		const what = type === undefined ? "has no type" : `has type ${capped(type)}, which this reader does not know`;

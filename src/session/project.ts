@@ -11,7 +11,7 @@ import type { ContextEditEntry, HistoryMessage, SessionEntry } from "./types.js"
  * How a rule reports a problem of `kind` about entry `at` (its message is made only when the problem
  * is kept), and names that entry in the message.
  */
-export interface Reporter {
+export interface EntryReporter {
 	report(kind: SessionProblemKind, at: number, message: () => string): void;
 	where(at: number): string;
 }
@@ -41,7 +41,7 @@ const CONTENT_ARRAY = new Set<unknown>(["user", "assistant", "toolResult"]);
 type Loose = Record<string, unknown>;
 
 /** The messages entry `at` contributes without edits, as pi 1.6.0's `sessionEntryToContextMessages`. */
-export function entryMessages(entry: SessionEntry, at: number, reporter: Reporter): HistoryMessage[] {
+export function entryMessages(entry: SessionEntry, at: number, reporter: EntryReporter): HistoryMessage[] {
 	if (entry.type === "message") {
 		const message = entry.message as unknown as Loose | null | undefined;
 		if (message === undefined || message === null) {
@@ -104,7 +104,7 @@ export function applyEdit(
 	edit: ContextEditEntry,
 	editAt: number,
 	at: number,
-	reporter: Reporter,
+	reporter: EntryReporter,
 ): Edited {
 	const replacement = edit.replacement as unknown;
 	if (replacement === null) return messages.length === 0 ? { effect: "none" } : { effect: "hidden" };
@@ -159,7 +159,7 @@ export function rolesOf(messages: readonly HistoryMessage[]): string[] {
  * (reported) when it is not a date. A JSON object such as `{"valueOf":0,"toString":0}` has no
  * primitive value: `new Date()` throws on it, and pi with it.
  */
-function epochOf(timestamp: unknown, at: number, reporter: Reporter): number {
+function epochOf(timestamp: unknown, at: number, reporter: EntryReporter): number {
 	let ms: number;
 	try {
 		ms = new Date(timestamp as string).getTime();

@@ -139,8 +139,8 @@ const testDir = join(root, "test");
 const issueNames = (name: string, text: string): string[] =>
 	text.split("\n").flatMap((line, i) => (ISSUE_NAMES.some((p) => p.test(line)) ? [`${name}:${i + 1}`] : []));
 
-/** The folders of tests that check more than one src/ folder: parity, whole programs, the package, the docs. */
-const CROSS_CUTTING = ["differential", "e2e", "package", "docs", "install"];
+/** The folders of tests that check more than one src/ folder: parity, whole programs, the package, the docs, the shape of the code. */
+const CROSS_CUTTING = ["differential", "e2e", "package", "docs", "install", "house"];
 const srcFolders = (): string[] =>
 	readdirSync(src, { withFileTypes: true })
 		.filter((entry) => entry.isDirectory())
