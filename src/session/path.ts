@@ -1,6 +1,6 @@
 /** The path of a context: the chain of parent links from the leaf to a root, stopped where it breaks. */
 import type { EntryLinks } from "./entry-links.js";
-import { capped, type Reporter } from "./project.js";
+import { capped, type EntryReporter } from "./project.js";
 
 /** What to do about a broken parent link. */
 const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafId.";
@@ -10,7 +10,7 @@ const ELSEWHERE = "Fix its parentId in the file, or pick another leaf with leafI
  * ({@link EntryLinks.parentOf}). Stops at a missing parent or a loop (pi would hang on one), and
  * reports it.
  */
-export function walkToRoot(links: EntryLinks, leaf: number, reporter: Reporter): number[] {
+export function walkToRoot(links: EntryLinks, leaf: number, reporter: EntryReporter): number[] {
 	const parents = links.parents;
 	const path: number[] = [];
 	const onPath = new Uint8Array(parents.length);
