@@ -1,7 +1,7 @@
 /**
  * pi-ai's model table as a {@link ModelLookup}: pi-ai 1.x's built-in catalog (prices, the prompt
  * cache's lifetime per model, whether a model takes `system` messages mid-conversation), else pi-ai
- * 0.73.1's `getModel` (prices only). Both are optional peer dependencies, loaded when first asked
+ * 0.73.1's `getModel` (prices and the context window). Both are optional peer dependencies, loaded when first asked
  * (one catalog module per provider); without them the lookup knows no model.
  */
 import { isRecord } from "../values.js";
@@ -14,6 +14,9 @@ const PROVIDER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export type ModuleLoader = (specifier: string) => Promise<unknown>;
 
 const importModule: ModuleLoader = (specifier) => import(specifier);
+
+/** pi-ai 0.73.1, whose `getModel` is the fallback table (split so that no scope rewrite can turn it into 1.x's). */
+const LEGACY_PI_AI = ["@mariozechner", "pi-ai"].join("/");
 
 /**
  * A lookup in pi-ai's model table.
@@ -38,7 +41,8 @@ export function piModelTable(load: ModuleLoader = importModule): ModelLookup {
 		return catalog;
 	};
 	const legacyLookup = () => {
-		legacy ??= load("@earendil-works/pi-ai").then(
+		// pi 0.73.1's scope on purpose: the fallback is the other pi line's package.
+		legacy ??= load(LEGACY_PI_AI).then(
 			(module) => {
 				const getModel = isRecord(module) ? module.getModel : undefined;
 				return typeof getModel === "function" ? (getModel as (provider: string, id: string) => unknown) : undefined;
@@ -80,5 +84,7 @@ function factsOf(model: unknown): ModelFacts | undefined {
 	const compat = model.compat;
 	if (isRecord(compat) && typeof compat.supportsMidConvoSystemMessages === "boolean")
 		facts.midConversationSystem = compat.supportsMidConvoSystemMessages;
+	const window = model.contextWindow;
+	if (typeof window === "number" && Number.isFinite(window) && window > 0) facts.contextWindow = window;
 	return facts;
 }

@@ -22,6 +22,8 @@ export interface ModelFacts {
 	cost?: { input: number; output: number; cacheRead: number; cacheWrite: number };
 	cacheLifetimeSeconds?: number;
 	midConversationSystem?: boolean;
+	/** The model's context window in tokens (the report's chart draws it). */
+	contextWindow?: number;
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
- * The context window of the model a session uses, from pi-ai's model table, for the line on the
- * report's chart: pi-ai 1.x's built-in catalog (`getBuiltinModel`), else pi-ai 0.73.1's (`getModel`),
- * whichever is installed. A model neither knows, or no pi-ai at all, gives the reason instead.
+ * The context window of the model a session uses, for the line on the report's chart: the ledger's
+ * lookup in pi-ai's model table (pi-ai 1.x's catalog, else 0.73.1's `getModel`; one lookup for both
+ * the prices and the window). A model it does not know, or no pi-ai at all, gives the reason instead.
  */
+import { piModelTable } from "../ledger/pi-model-table.js";
+import type { ModelLookup } from "../ledger/prices.js";
 import type { ContextWindow } from "./report-types.js";
 
 /** A model as a session names it. */
@@ -11,56 +13,23 @@ export interface ModelName {
 	modelId: string;
 }
 
-/** A lookup of a model in a table: `undefined` when the table does not have it. */
-type Lookup = (provider: string, modelId: string) => { contextWindow?: unknown } | undefined;
-
-/** The model tables tried in turn: pi-ai 1.x, then pi-ai 0.73.1. */
-const TABLES: readonly { name: string; load: () => Promise<Lookup | undefined> }[] = [
-	{
-		name: "pi-ai 1.x's model table",
-		load: async () => {
-			const table = (await import("@earendil-works/pi-ai/providers/all")) as { getBuiltinModel?: unknown };
-			return typeof table.getBuiltinModel === "function" ? (table.getBuiltinModel as Lookup) : undefined;
-		},
-	},
-	{
-		name: "pi-ai 0.73.1's model table",
-		load: async () => {
-			const table = (await import("@earendil-works/pi-ai")) as { getModel?: unknown };
-			return typeof table.getModel === "function" ? (table.getModel as Lookup) : undefined;
-		},
-	},
-];
-
 /** The context window of `model` (the session's), or why there is no line. Never throws. */
-export async function contextWindowOf(model: ModelName | null | undefined): Promise<ContextWindow> {
+export async function contextWindowOf(
+	model: ModelName | null | undefined,
+	models: ModelLookup = piModelTable(),
+): Promise<ContextWindow> {
 	if (model === null || model === undefined) return { why: "the history does not say which model it is for" };
 	const name = `${model.provider}/${model.modelId}`;
-	let loaded = false;
-	for (const table of TABLES) {
-		let lookup: Lookup | undefined;
-		try {
-			lookup = await table.load();
-		} catch {
-			continue;
-		}
-		if (lookup === undefined) continue;
-		loaded = true;
-		let tokens: unknown;
-		try {
-			tokens = lookup(model.provider, model.modelId)?.contextWindow;
-		} catch {
-			tokens = undefined;
-		}
-		if (typeof tokens === "number" && Number.isFinite(tokens) && tokens > 0) {
-			return { tokens, model: name, source: table.name };
-		}
+	let tokens: number | undefined;
+	try {
+		tokens = (await models(model.provider, model.modelId))?.contextWindow;
+	} catch {
+		tokens = undefined;
 	}
+	if (tokens !== undefined) return { tokens, model: name, source: "pi-ai's model table" };
 	return {
 		model: name,
-		why: loaded
-			? `${name}, the session's model, is not in pi-ai's model table`
-			: `pi-ai is not installed, so the context window of ${name} is not known`,
+		why: `${name}, the session's model, is not in pi-ai's model table (or no pi-ai is installed)`,
 	};
 }
 

@@ -1,18 +1,19 @@
 /**
- * `piModelTable()`: pi-ai 1.x's catalog as the ledger's model table (prices, cache lifetime, whether
- * a model keeps `system` messages in place), pi-ai 0.73.1's `getModel` when 1.x is missing, nothing
+ * `piModelTable()`: pi-ai 1.x's catalog as the ledger's model table (prices, cache lifetime, context
+ * window, whether a model keeps `system` messages in place), pi-ai 0.73.1's `getModel` when 1.x is missing, nothing
  * when neither knows the model; never a module named by a session's provider string.
  */
 import { describe, expect, it } from "vitest";
 import { piModelTable } from "../../src/ledger/index.js";
 
 describe("piModelTable", () => {
-	it("should read a model's prices and cache lifetime from pi-ai 1.x's catalog", async () => {
+	it("should read a model's prices, cache lifetime and context window from pi-ai 1.x's catalog", async () => {
 		const lookup = piModelTable();
 
 		expect(await lookup("anthropic", "claude-sonnet-4-5")).toEqual({
 			cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
 			cacheLifetimeSeconds: 300,
+			contextWindow: 200_000,
 		});
 		expect(await lookup("anthropic", "no-such-model")).toBeUndefined();
 		expect(await lookup("no-such-provider", "x")).toBeUndefined();
