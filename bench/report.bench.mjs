@@ -7,7 +7,8 @@
  * Budget (printed beside each figure): the report takes at most 3× the time and 2× the peak memory
  * of `--json`. The machine must be quiet for the figures to mean anything.
  *
- * Usage: npm run build && node --import tsx bench/report.bench.mjs   (BENCH_REPORT_PAIRS, default 5)
+ * Usage: npm run bench (its last part), or npm run build && node scripts/pi-node.mjs tsx bench/report.bench.mjs
+ *        (this part alone; BENCH_REPORT_PAIRS, default 5)
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
