@@ -52,9 +52,10 @@ export default function convertToLlmExtension(pi: PiExtensionApi): void {
 		pi.on("session_start", (_event: unknown, ctx: PiContext) => reporter.warn(ctx, [second]));
 		return;
 	}
-	const host = createHost(pi, DEFAULT_HARDENING);
 	// The last request of the session (its prompt prefix) and its bill: one session at a time.
 	const requests = createSessionRequests();
+	// clearToolResults counts the request as it will bill: with the session's calibrated counter.
+	const host = createHost(pi, DEFAULT_HARDENING, ASYNC_TAP_LIMIT_MS, { tokenCounter: () => requests.counter() });
 	// Problems with offers arrive without a ctx to show them with: shown at the next chance.
 	const pending: string[] = [];
 	const flush = (ctx: PiContext): void => {

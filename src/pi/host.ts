@@ -4,7 +4,8 @@
  * and again only when an offer or the configuration changes; every request then just calls it.
  */
 
-import { pruneMessages, REDACT_SECRETS_PLUGIN, redactSecrets, trimToTokens } from "../filters/index.js";
+import type { Message } from "@earendil-works/pi-ai";
+import { clearToolResults, pruneMessages, REDACT_SECRETS_PLUGIN, trimToTokens } from "../filters/index.js";
 import { BLOCK_IMAGES_PLUGIN, blockImages, escapeSummaries, lint, safeFences } from "../hooks/index.js";
 import { ConvertToLlmError, type Plugin, type Registry } from "../index.js";
 import { createDefaultRegistry } from "../preset.js";
@@ -12,6 +13,7 @@ import { errorText, isInstance, isPluginShape, isRecord } from "../values.js";
 import type { PiExtensionApi } from "./pi-api.js";
 import { piSettingsPlaces } from "./pi-settings-files.js";
 import { problemText } from "./problem-text.js";
+import { redactionFor } from "./redaction.js";
 import { hardeningText, type PiHardening, piBlocksImages, pruneStepOf, trimStepOf } from "./settings.js";
 
 /** Name of the extension, in warnings and in the view's header. */
@@ -70,13 +72,23 @@ export interface Host {
 	/** Whether anything changes pi's conversion: an offered plugin, a switch that is on, or a configuration that withholds. */
 	active(): boolean;
 	/**
+	 * The `redactSecrets` plugin of the switch, one per configuration (so its placeholders number each
+	 * secret once, whatever registry or system prompt it redacts), or `undefined` while the switch is
+	 * off. Throws when its known-secret sources cannot be set up (see redaction.ts).
+	 */
+	redaction(): Plugin | undefined;
+	/**
 	 * The registry for a chat request (`"request"`, the default), for `/llm-context`'s view of the next
 	 * one (`"view"`: the same, plus pi's own `images.blockImages` rule while it is on and no switch
 	 * blocks images, since pi applies it after the conversion), or for one of pi's summary requests
 	 * (`"summary"`: without `maxTokens`'s trim, which would leave the older turns out of the summary
-	 * and so out of the session for good).
+	 * and so out of the session for good, as would `clearToolResults`).
+	 *
+	 * `contextWindow` is the current model's (pi's `ctx.model.contextWindow`): `clearToolResults` takes
+	 * it when its options give none, so that a `fraction` trigger works (without either, building
+	 * throws and the request is withheld).
 	 */
-	build(purpose?: Purpose): BuiltRegistry;
+	build(purpose?: Purpose, contextWindow?: number): BuiltRegistry;
 }
 
 /** What a registry converts for: see {@link Host.build}. */
@@ -88,11 +100,34 @@ export type Purpose = "request" | "view" | "summary";
  */
 export const ASYNC_TAP_LIMIT_MS = 10_000;
 
-export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeoutMs = ASYNC_TAP_LIMIT_MS): Host {
+/** What the host's plugins count and read beside the configuration. */
+export interface HostFacts {
+	/**
+	 * The token counter of the current session (the calibrated one: the request counted as it will
+	 * bill), asked for on every count; default pi's estimate (`clearToolResults`' own default).
+	 */
+	tokenCounter?: () => (message: Message) => number;
+}
+
+export function createHost(
+	pi: PiExtensionApi,
+	initial: PiHardening,
+	asyncTimeoutMs = ASYNC_TAP_LIMIT_MS,
+	facts: HostFacts = {},
+): Host {
 	const offered = new Map<string, OfferedPlugin>();
 	let hardening = initial;
 	let unreadable: readonly string[] = [];
-	let places = piSettingsPlaces(process.cwd());
+	let cwd = process.cwd();
+	let places = piSettingsPlaces(cwd);
+	let redaction: Plugin | undefined;
+	const redactionNow = (): Plugin | undefined => {
+		if (hardening.redactSecrets !== true) return undefined;
+		redaction ??= redactionFor(hardening.redactKnown, cwd);
+		return redaction;
+	};
+	const tokenCounter = facts.tokenCounter;
+	const counter = tokenCounter === undefined ? undefined : (message: Message): number => tokenCounter()(message);
 	const built = new Map<string, BuiltRegistry>();
 	const piBlocks = () => piBlocksImages(pi, places);
 	const imagesBlocked = () => hardening.blockImages || piBlocks();
@@ -108,8 +143,19 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 		!offered.has(BLOCK_IMAGES_PLUGIN) &&
 		piBlocks();
 
-	const build = (purpose: Purpose, piBlock: boolean): BuiltRegistry => {
-		const switches = () => hardeningPlugins(hardening, imagesBlocked, purpose);
+	const build = (purpose: Purpose, piBlock: boolean, contextWindow: number | undefined): BuiltRegistry => {
+		const clear = (): Plugin | undefined => {
+			const options = hardening.clearToolResults;
+			if (options === undefined || purpose === "summary") return undefined;
+			const window = options.contextWindow ?? contextWindow;
+			return clearToolResults({
+				...options,
+				...(window === undefined ? {} : { contextWindow: window }),
+				...(counter === undefined ? {} : { tokenCounter: counter }),
+				now: Date.now,
+			});
+		};
+		const switches = () => hardeningPlugins(hardening, imagesBlocked, purpose, { redaction: redactionNow, clear });
 		const names = new Set(switches().map((plugin) => plugin.name));
 		const switched = () => (piBlock ? [...switches(), blockImages({ enabled: piBlocks })] : switches());
 		const left = new Set<OfferedPlugin>();
@@ -156,21 +202,31 @@ export function createHost(pi: PiExtensionApi, initial: PiHardening, asyncTimeou
 			built.clear();
 			return problems;
 		},
-		configure(next, cwd, problems = []) {
+		configure(next, at, problems = []) {
 			hardening = next;
 			unreadable = [...problems];
-			if (cwd !== undefined) places = piSettingsPlaces(cwd);
+			if (at !== undefined) {
+				cwd = at;
+				places = piSettingsPlaces(at);
+			}
+			redaction = undefined;
 			built.clear();
 		},
 		hardening: () => hardening,
 		unreadable: () => unreadable,
 		active: () => offered.size > 0 || unreadable.length > 0 || hardeningText(hardening) !== "none",
-		build(purpose = "request") {
+		redaction: redactionNow,
+		build(purpose = "request", contextWindow) {
 			const piBlock = piBlockNow(purpose);
-			const key = piBlock ? `${purpose} pi-blocks-images` : purpose;
+			// The model's window matters only to a clearing that does not give its own.
+			const window =
+				hardening.clearToolResults !== undefined && hardening.clearToolResults.contextWindow === undefined
+					? contextWindow
+					: undefined;
+			const key = `${purpose}${piBlock ? " pi-blocks-images" : ""} window=${window}`;
 			let registry = built.get(key);
 			if (registry === undefined) {
-				registry = build(purpose, piBlock);
+				registry = build(purpose, piBlock, window);
 				built.set(key, registry);
 			}
 			return registry;
@@ -241,7 +297,12 @@ const whyNotUsed = (error: unknown): string =>
  * The hardening plugins for a configuration, in the order they apply (the view's registry then adds
  * pi's own `images.blockImages` rule where none of these blocks images: see {@link Host.build}).
  */
-function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, purpose: Purpose): Plugin[] {
+function hardeningPlugins(
+	hardening: PiHardening,
+	imagesBlocked: () => boolean,
+	purpose: Purpose,
+	made: { redaction: () => Plugin | undefined; clear: () => Plugin | undefined },
+): Plugin[] {
 	const plugins: Plugin[] = [];
 	if (hardening.escapeSummaries) plugins.push(escapeSummaries());
 	if (hardening.safeFences) plugins.push(safeFences());
@@ -254,6 +315,8 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, 
 		const step = pruneStepOf(hardening);
 		plugins.push(pruneMessages(step === undefined ? prune : { ...prune, step }));
 	}
+	const clear = made.clear();
+	if (clear !== undefined) plugins.push(clear);
 	if (hardening.maxTokens !== undefined && purpose !== "summary") {
 		const step = trimStepOf(hardening);
 		plugins.push(
@@ -262,7 +325,8 @@ function hardeningPlugins(hardening: PiHardening, imagesBlocked: () => boolean, 
 			),
 		);
 	}
-	if (hardening.redactSecrets === true) plugins.push(redactSecrets());
+	const redaction = made.redaction();
+	if (redaction !== undefined) plugins.push(redaction);
 	return plugins;
 }
 

@@ -4,6 +4,7 @@
  * extension or change a switch. So each problem says what happened to the request and which switch
  * changes it.
  */
+import { CLEAR_TOOL_RESULTS_PLUGIN } from "../filters/clear-tool-results.js";
 import { PRUNE_MESSAGES_PLUGIN } from "../filters/prune-messages.js";
 import { REDACT_SECRETS_PLUGIN } from "../filters/redact-secrets.js";
 import { TRIM_TO_TOKENS_PLUGIN } from "../filters/trim-to-tokens.js";
@@ -31,6 +32,10 @@ const SWITCH_PLUGINS: ReadonlyMap<string, string> = new Map([
 	[TRIM_TO_TOKENS_PLUGIN, `the maxTokens switch (--${FLAG} maxTokens=<n>, or ${setting("maxTokens")})`],
 	[REDACT_SECRETS_PLUGIN, `the redactSecrets switch (${switchHint("redactSecrets")})`],
 	[PRUNE_MESSAGES_PLUGIN, `the prune switch (${setting("prune")})`],
+	[
+		CLEAR_TOOL_RESULTS_PLUGIN,
+		`the clearToolResults switch (--${FLAG} clearToolResults[=<trigger>], or ${setting("clearToolResults")})`,
+	],
 	[
 		BLOCK_IMAGES_PLUGIN,
 		`the blockImages and strictImages switches (--${FLAG} blockImages or strictImages, or ${setting("blockImages")} or ${setting("strictImages")})`,

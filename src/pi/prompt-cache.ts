@@ -7,7 +7,7 @@
  */
 import type { Message } from "@earendil-works/pi-ai";
 import type { CalibratedCounter, TokenCount } from "../filters/calibrated-counter.js";
-import { PRUNE_MESSAGES_PLUGIN, TRIM_TO_TOKENS_PLUGIN } from "../filters/index.js";
+import { CLEAR_TOOL_RESULTS_PLUGIN, PRUNE_MESSAGES_PLUGIN, TRIM_TO_TOKENS_PLUGIN } from "../filters/index.js";
 import type { Prefix } from "../registry/explain-types.js";
 import { HISTORY } from "../registry/prefix.js";
 import { format, plural } from "../view/render.js";
@@ -82,6 +82,8 @@ export function stepAdvice(cause: string, { hardening, offeredBy }: BreakContext
 			return `prune moves its toolCalls windows in steps of ${plural(step, "message")} (pruneStep), so this happens once per ${format(step)} messages; a larger pruneStep breaks it less often.`;
 		return `prune moves its toolCalls windows with every message because pruneStep is 0: leave pruneStep out (${DEFAULT_PRUNE_STEP} messages) or set one, ${howToSet("pruneStep", DEFAULT_PRUNE_STEP)}, so that they move in steps.`;
 	}
+	if (offered === undefined && cause === CLEAR_TOOL_RESULTS_PLUGIN && hardening.clearToolResults !== undefined)
+		return `clearToolResults moves its cleared boundary only when that clears at least clearAtLeast tokens (by default a tenth of the smallest token trigger), so this happens once per move; a larger "clearAtLeast", or "when": "cache-cold" (move only once the cache has expired), in "clearToolResults" under "${SETTINGS_KEY}" in settings.json breaks it less often.`;
 	const who = offered === undefined ? "It" : `It was offered by ${offered}, which`;
 	return `${who} has no step switch here: if it changes earlier messages on every turn, it should move in steps, as trimToTokens and pruneMessages do with their step option; a break now and then comes from a change in what it does (a setting turned on or off).`;
 }

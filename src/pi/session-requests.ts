@@ -109,3 +109,18 @@ export function modelOf(ctx: PiContext): string | undefined {
 		return undefined;
 	}
 }
+
+/**
+ * The context window of pi's current model (`ctx.model.contextWindow`, in tokens), or `undefined`
+ * when pi has no model, or it gives no finite window > 0, or it cannot be read.
+ */
+export function contextWindowOf(ctx: PiContext): number | undefined {
+	try {
+		const model: unknown = ctx.model;
+		if (!isRecord(model)) return undefined;
+		const window = model.contextWindow;
+		return typeof window === "number" && Number.isFinite(window) && window > 0 ? window : undefined;
+	} catch {
+		return undefined;
+	}
+}

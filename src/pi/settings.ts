@@ -6,6 +6,7 @@
  * fails closed: a misspelled switch may be a safety switch the user meant to turn on.
  */
 
+import { type ClearToolResultsOptions, clearToolResults } from "../filters/clear-tool-results.js";
 import { type PruneMessagesOptions, pruneMessages } from "../filters/prune-messages.js";
 import { describeValue, errorText, isJsonObject, quote } from "../values.js";
 import { nearestName } from "./nearest-name.js";
@@ -51,6 +52,18 @@ export interface PiHardening {
 	strict: boolean;
 	/** `redactSecrets()` (convert-to-llm/filters) on every request. */
 	redactSecrets?: boolean;
+	/**
+	 * The values `redactSecrets` knows to be secret, beside what its scanner finds (settings.json
+	 * `"redactSecrets": { "env": true, "envFiles": [".env"], "values": […] }`, or the flag's
+	 * `redactSecrets=env`); set only with `redactSecrets` on.
+	 */
+	redactKnown?: PiKnownSecrets;
+	/**
+	 * `clearToolResults(options)`: old tool results replaced by a placeholder once the request reaches
+	 * the trigger (the options as settings.json holds them; the extension adds `tokenCounter`, `now`
+	 * and, when not given, `contextWindow`: see host.ts).
+	 */
+	clearToolResults?: PiClearToolResults;
 	/** `trimToTokens({ maxTokens, step })`: the latest messages that fit, by pi's estimate. */
 	maxTokens?: number;
 	/**
@@ -100,6 +113,24 @@ export function pruneStepOf(hardening: PiHardening): number | undefined {
 	const step = hardening.pruneStep ?? hardening.prune.step ?? DEFAULT_PRUNE_STEP;
 	return step > 0 ? step : undefined;
 }
+
+/**
+ * Where `redactSecrets` takes the values known to be secret from, in pi (see `redactSecrets`'
+ * options of the same names): `env`, the secret-like variables of pi's environment; `envFiles`,
+ * `.env`-format files, by paths relative to pi's working directory, or `true` for its `.env*` files
+ * (listed when the session starts); `values`, literal values.
+ *
+ * @example
+ * { "convertToLlm": { "redactSecrets": { "env": true, "envFiles": [".env", ".env.local"] } } } // settings.json
+ */
+export interface PiKnownSecrets {
+	env?: boolean;
+	envFiles?: boolean | readonly string[];
+	values?: readonly string[];
+}
+
+/** `clearToolResults`' options as a settings file holds them: every one but the functions. */
+export type PiClearToolResults = Omit<ClearToolResultsOptions, "tokenCounter" | "now">;
 
 /** Every switch off: the default, which changes nothing on the wire. */
 export const DEFAULT_HARDENING: Readonly<PiHardening> = Object.freeze({
@@ -228,6 +259,161 @@ function pruneSwitch(): Switch {
 	};
 }
 
+const KNOWN_KEYS = ["env", "envFiles", "values"] as const;
+
+/**
+ * `redactSecrets`: `true`/`false`, or an object of the values it knows to be secret
+ * ({@link PiKnownSecrets}; the switch is then on); in the flag `redactSecrets`, `=true`, `=false`, or
+ * `=env` (the environment's secret-like variables and the `.env*` files of pi's working directory,
+ * as the CLI's `--redact-env`).
+ */
+function redactSwitch(): Switch {
+	const known = (value: Record<string, unknown>): PiKnownSecrets | string => {
+		for (const key of Object.keys(value))
+			if (!(KNOWN_KEYS as readonly string[]).includes(key))
+				return `has no option ${quote(key)} (did you mean ${JSON.stringify(nearestName(key, KNOWN_KEYS))}?); it takes true, false or an object of ${KNOWN_KEYS.join(", ")}`;
+		const { env, envFiles, values } = value;
+		if (env !== undefined && typeof env !== "boolean") return `takes "env": true or false, not ${describeValue(env)}`;
+		const paths = Array.isArray(envFiles) && envFiles.every((path) => typeof path === "string" && path !== "");
+		if (envFiles !== undefined && typeof envFiles !== "boolean" && !paths)
+			return `takes "envFiles": true, false or a list of paths (relative to pi's working directory), not ${describeValue(envFiles)}`;
+		const strings = Array.isArray(values) && values.every((one) => typeof one === "string" && one !== "");
+		if (values !== undefined && !strings)
+			return `takes "values": a list of non-empty strings, not ${describeValue(values)}`;
+		const out: PiKnownSecrets = {};
+		if (env !== undefined) out.env = env as boolean;
+		if (envFiles !== undefined) out.envFiles = typeof envFiles === "boolean" ? envFiles : [...(envFiles as string[])];
+		if (values !== undefined) out.values = [...(values as string[])];
+		return out;
+	};
+	const set = (hardening: PiHardening, on: boolean, sources?: PiKnownSecrets): void => {
+		hardening.redactSecrets = on;
+		// The bare switch in the flag keeps the sources settings.json gave; off forgets them.
+		if (!on) delete hardening.redactKnown;
+		else if (sources !== undefined) hardening.redactKnown = sources;
+	};
+	return {
+		key: "redactSecrets",
+		fromSettings(hardening, value) {
+			if (typeof value === "boolean") {
+				set(hardening, value);
+				return undefined;
+			}
+			if (!isJsonObject(value)) return `takes true or false, or an object of ${KNOWN_KEYS.join(", ")}`;
+			const sources = known(value);
+			if (typeof sources === "string") return sources;
+			set(hardening, true, sources);
+			return undefined;
+		},
+		flag: {
+			sample: "redactSecrets[=env]",
+			forms: "redactSecrets, redactSecrets=true, redactSecrets=false or redactSecrets=env",
+			read(hardening, value) {
+				if (value === undefined || value === "true") set(hardening, true);
+				else if (value === "false") set(hardening, false);
+				else if (value === "env") set(hardening, true, { env: true, envFiles: true });
+				else return false;
+				return true;
+			},
+		},
+		shown(hardening) {
+			if (hardening.redactSecrets !== true) return undefined;
+			const { env, envFiles, values } = hardening.redactKnown ?? {};
+			const sources: string[] = [];
+			if (env === true) sources.push("env");
+			if (envFiles === true) sources.push(".env*");
+			else if (Array.isArray(envFiles)) sources.push(...envFiles);
+			if (values !== undefined && values.length > 0)
+				sources.push(`${values.length} value${values.length === 1 ? "" : "s"}`);
+			return sources.length === 0 ? "redactSecrets" : `redactSecrets (${sources.join(", ")})`;
+		},
+	};
+}
+
+/** The keys of `clearToolResults`' options the extension sets itself (functions: no settings file holds them). */
+const OWN_CLEAR_KEYS = ["tokenCounter", "now"] as const;
+
+/**
+ * A context window a `fraction` trigger is checked against when settings are read, before pi's
+ * model is known: large enough that any fraction the plugin takes is at least one token.
+ */
+const CHECK_WINDOW = 1_000_000_000;
+
+/**
+ * Whether `clearToolResults` takes `options`: `undefined`, or what it says is wrong. A `fraction`
+ * trigger without `contextWindow` is checked as if one were given (pi's model gives it later).
+ */
+export function clearOptionsProblem(options: PiClearToolResults): string | undefined {
+	for (const key of OWN_CLEAR_KEYS)
+		if (key in options) return `sets ${key} itself (the calibrated counter, the clock); leave ${quote(key)} out`;
+	try {
+		clearToolResults({ contextWindow: CHECK_WINDOW, ...options });
+		return undefined;
+	} catch (error) {
+		return `is not taken: ${errorText(error)}`;
+	}
+}
+
+/**
+ * `clearToolResults`' trigger as the flag takes it: `<tokens>`, or `tokens:<n>`, `messages:<n>`,
+ * `fraction:<f>` joined by `+` (all must hold); `undefined` when it does not parse exactly.
+ *
+ * @example
+ * flagTrigger("fraction:0.5+messages:40"); // { fraction: 0.5, messages: 40 }
+ */
+export function flagTrigger(text: string): Record<string, number> | undefined {
+	const condition: Record<string, number> = {};
+	for (const part of text.split("+")) {
+		const at = part.indexOf(":");
+		const field = at < 0 ? "tokens" : part.slice(0, at);
+		const number = part.slice(at + 1);
+		if (field !== "tokens" && field !== "messages" && field !== "fraction") return undefined;
+		if (field in condition || !/^[0-9]{1,15}(?:\.[0-9]{1,15})?$/.test(number)) return undefined;
+		condition[field] = Number(number);
+	}
+	return condition;
+}
+
+/**
+ * `clearToolResults`: `true` (the defaults), `false`, or an object of its options in settings.json
+ * (checked by the plugin itself); in the flag `clearToolResults` (the defaults), `=false`, or
+ * `=<trigger>` ({@link flagTrigger}: `clearToolResults=fraction:0.5`).
+ */
+function clearSwitch(): Switch {
+	const set = (hardening: PiHardening, options: PiClearToolResults | false): string | undefined => {
+		if (options === false) {
+			delete hardening.clearToolResults;
+			return undefined;
+		}
+		const wrong = clearOptionsProblem(options);
+		if (wrong === undefined) hardening.clearToolResults = options;
+		return wrong;
+	};
+	return {
+		key: "clearToolResults",
+		fromSettings(hardening, value) {
+			if (value === true || value === false) return set(hardening, value && {});
+			if (!isJsonObject(value)) return "takes true, false or an object of clearToolResults options";
+			return set(hardening, value as PiClearToolResults);
+		},
+		flag: {
+			sample: "clearToolResults[=<trigger>]",
+			forms: "clearToolResults, clearToolResults=false or clearToolResults=<trigger> (tokens, or tokens:<n>, messages:<n>, fraction:<f> joined by +), such as clearToolResults=fraction:0.5",
+			read(hardening, value) {
+				if (value === undefined || value === "true") return set(hardening, {}) === undefined;
+				if (value === "false") return set(hardening, false) === undefined;
+				const trigger = flagTrigger(value);
+				return trigger !== undefined && set(hardening, { trigger }) === undefined;
+			},
+		},
+		shown(hardening) {
+			const options = hardening.clearToolResults;
+			if (options === undefined) return undefined;
+			return Object.keys(options).length === 0 ? "clearToolResults" : `clearToolResults ${JSON.stringify(options)}`;
+		},
+	};
+}
+
 /**
  * Every switch the extension knows, in the order `/llm-context` lists them: the one table that the
  * settings.json reader, the flag reader, their problems, the flag's description and the header all
@@ -241,7 +427,7 @@ const SWITCHES: readonly Switch[] = [
 	toggle("strictImages"),
 	toggle("strict"),
 	lintSwitch(),
-	toggle("redactSecrets"),
+	redactSwitch(),
 	countSwitch("maxTokens", "tokens", "120000", (hardening) =>
 		hardening.maxTokens === undefined
 			? undefined
@@ -251,6 +437,7 @@ const SWITCHES: readonly Switch[] = [
 	countSwitch("maxTokensStep", "tokens", "30000", () => undefined),
 	pruneSwitch(),
 	countSwitch("pruneStep", "messages", "10", () => undefined),
+	clearSwitch(),
 ];
 
 const SWITCH_NAMES: readonly string[] = SWITCHES.map((entry) => entry.key);

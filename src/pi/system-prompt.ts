@@ -6,7 +6,6 @@
  * extensions and takes the one they return; the handler here returns it redacted.
  */
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { redactSecrets } from "../filters/index.js";
 import { createRegistry, modelRoles, type Plugin, type Registry } from "../index.js";
 import { errorText } from "../values.js";
 import type { Host } from "./host.js";
@@ -48,9 +47,11 @@ export interface SystemPromptGuard {
 const VETTED = 16;
 
 /**
- * A guard that redacts each turn's system prompt while the `redactSecrets` switch is on, with its own
- * `redactor()` plugin (default `redactSecrets()`: the same scanner and replacement as the messages',
- * none of the other plugins: a prompt is not a message to trim, prune or lint), made on first use.
+ * A guard that redacts each turn's system prompt while the `redactSecrets` switch is on, with the
+ * host's own `redactSecrets` plugin ({@link Host.redaction}: the very instance that redacts the
+ * messages, so the prompt's secrets, the known values of `env`, `envFiles` and `values` included, get
+ * the placeholders, and numbers, the messages get; none of the other plugins: a prompt is not a
+ * message to trim, prune or lint), or `redactor()` when given (a test's scanner).
  *
  * Contract: never throws. With the switch off, or a prompt that is not a non-empty string, returns
  * `undefined` (pi's prompt unchanged). A prompt with no secret is returned as it is; one with
@@ -69,9 +70,11 @@ export function systemPromptGuard(
 	host: Host,
 	reporter: Reporter,
 	asyncTimeoutMs: number,
-	redactor: () => Plugin = redactSecrets,
+	redactor?: () => Plugin,
 ): SystemPromptGuard {
-	let registry: Registry | undefined;
+	// The registry of the plugin it was made with: made again when the configuration gives another.
+	let made: { plugin: Plugin; registry: Registry } | undefined;
+	let own: Plugin | undefined;
 	let why: string | undefined;
 	const vetted = new Set<string>();
 	const pass = (prompt: string): void => {
@@ -80,7 +83,12 @@ export function systemPromptGuard(
 	};
 
 	const redact = async (prompt: string): Promise<string> => {
-		registry ??= createRegistry({ asyncTimeoutMs }).use(modelRoles).use(redactor());
+		if (redactor !== undefined) own ??= redactor();
+		const plugin = redactor === undefined ? host.redaction() : own;
+		if (plugin === undefined) throw new Error("the redactSecrets switch gave no plugin");
+		if (made?.plugin !== plugin)
+			made = { plugin, registry: createRegistry({ asyncTimeoutMs }).use(modelRoles).use(plugin) };
+		const { registry } = made;
 		const message = { role: "user", content: prompt, timestamp: 0 };
 		const conversion = await registry.runAsync([message] as unknown as AgentMessage[]);
 		const content = (conversion.output[0] as { content?: unknown } | undefined)?.content;

@@ -576,7 +576,7 @@ describe("the convert-to-llm pi extension's configuration problems in pi 1.6.0 (
 	const settings = NINE_PROBLEMS.settings;
 	const flags = ["--convert-to-llm", NINE_PROBLEMS.flag];
 	const HIDDEN = [
-		'settings "convertToLlm.redactSecrets" is a string ("true"): redactSecrets takes true or false; every request is withheld until it is fixed.',
+		'settings "convertToLlm.redactSecrets" is a string ("true"): redactSecrets takes true or false, or an object of env, envFiles, values; every request is withheld until it is fixed.',
 		'--convert-to-llm: "lint=x" is not understood',
 		'--convert-to-llm: unknown switch "bogus"',
 		'--convert-to-llm: "maxTokens=-5" is not understood',

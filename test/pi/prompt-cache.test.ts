@@ -4,7 +4,12 @@
  */
 import type { Message } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
-import { calibratedCounter, PRUNE_MESSAGES_PLUGIN, TRIM_TO_TOKENS_PLUGIN } from "../../src/filters/index.js";
+import {
+	CLEAR_TOOL_RESULTS_PLUGIN,
+	calibratedCounter,
+	PRUNE_MESSAGES_PLUGIN,
+	TRIM_TO_TOKENS_PLUGIN,
+} from "../../src/filters/index.js";
 import { BLOCK_IMAGES_PLUGIN } from "../../src/hooks/index.js";
 import { figure, type Outlook, outlookLines, stepAdvice, tokensFrom } from "../../src/pi/prompt-cache.js";
 import { DEFAULT_HARDENING, type PiHardening } from "../../src/pi/settings.js";
@@ -50,6 +55,13 @@ describe("stepAdvice", () => {
 			on({ prune: PRUNE, pruneStep: 0 }),
 			none,
 			'prune moves its toolCalls windows with every message because pruneStep is 0: leave pruneStep out (10 messages) or set one, e.g. "pruneStep": 10 under "convertToLlm" in settings.json, or pruneStep=10 in --convert-to-llm, so that they move in steps.',
+		],
+		[
+			"clearToolResults",
+			CLEAR_TOOL_RESULTS_PLUGIN,
+			on({ clearToolResults: {} }),
+			none,
+			'clearToolResults moves its cleared boundary only when that clears at least clearAtLeast tokens (by default a tenth of the smallest token trigger), so this happens once per move; a larger "clearAtLeast", or "when": "cache-cold"',
 		],
 		[
 			"trimToTokens another extension offered",

@@ -47,6 +47,8 @@ export interface StartPiOptions {
 	line?: PiLine;
 	/** Kill the child after this long whatever happens (default 60 s). */
 	lifetimeMs?: number;
+	/** Variables added to pi's environment ({@link piEnv}). */
+	env?: Readonly<Record<string, string>>;
 }
 
 export type RpcEvent = { type: string; [key: string]: unknown };
@@ -87,11 +89,11 @@ export function piEnv(dirs: PiDirs): NodeJS.ProcessEnv {
 
 /** Starts `pi --mode rpc …args` in the given directories. */
 export function startPi(options: StartPiOptions): PiRpc {
-	const { dirs, args, line = "1.6.0", lifetimeMs = 60_000 } = options;
+	const { dirs, args, line = "1.6.0", lifetimeMs = 60_000, env } = options;
 	const [node, cli] = piCommand(line);
 	const child: ChildProcess = spawn(node, [cli, "--mode", "rpc", ...args], {
 		cwd: dirs.cwd,
-		env: piEnv(dirs),
+		env: { ...piEnv(dirs), ...env },
 		stdio: ["pipe", "pipe", "pipe"],
 	});
 	const events: RpcEvent[] = [];
