@@ -5,10 +5,10 @@ import { ProblemLog } from "./problems.js";
 import {
 	applyEdit,
 	capped,
+	type EntryReporter,
 	entryMessages,
 	isSystemEntry,
 	KNOWN_ENTRY_TYPES,
-	type EntryReporter,
 	rolesOf,
 } from "./project.js";
 import type { CompactionEntry, ContextEditEntry, ParsedSession, SessionEntry } from "./types.js";
@@ -180,7 +180,12 @@ function contextEntries(
  * for it applied; an older compaction among them contributes nothing (0.87.0 on: the 0.80.10–0.86.1
  * duplicate summary was a bug pi fixed).
  */
-function project(session: ParsedSession, chosen: readonly number[], result: SessionContext, reporter: EntryReporter): void {
+function project(
+	session: ParsedSession,
+	chosen: readonly number[],
+	result: SessionContext,
+	reporter: EntryReporter,
+): void {
 	const entries = session.entries;
 	const edits = new Map<unknown, number>();
 	for (const at of chosen) {
