@@ -19,7 +19,7 @@ const subpath = (entry: string): string => (entry === "index" ? "convert-to-llm"
  * `export const/function/class/interface/type/enum`, `export default`. An `export *` cannot be read
  * so, and is reported as the name `*` (a table cannot list it: name the exports instead).
  */
-export function exportedNames(text: string): string[] {
+function exportedNames(text: string): string[] {
 	const file = ts.createSourceFile("entry.ts", text, ts.ScriptTarget.Latest);
 	const names: string[] = [];
 	const exported = (node: ts.Node): boolean =>
@@ -49,7 +49,7 @@ export function exportedNames(text: string): string[] {
 }
 
 /** The first column of the table under `### \`<subpath>\`` in docs/api.md, up to the next heading. */
-export function tableNames(markdown: string, heading: string): string[] | undefined {
+function tableNames(markdown: string, heading: string): string[] | undefined {
 	const lines = markdown.split("\n");
 	const start = lines.indexOf(`### \`${heading}\``);
 	if (start < 0) return undefined;
