@@ -1,3 +1,7 @@
+/**
+ * The package's main entry point (`convert-to-llm`): re-exports the registry, the built-in converters,
+ * the message types and helpers, the errors and the preset; it only re-exports, so the public surface reads in one place.
+ */
 export {
 	BASH_EXECUTION_PLUGIN,
 	BRANCH_SUMMARY_PLUGIN,

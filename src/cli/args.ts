@@ -1,3 +1,7 @@
+/**
+ * The command line parsed: `CliOptions`, `parseCliArgs`, the usage and `--help` text and the defaults of
+ * `--timeout`; the filter flags are parsed in filter-options.ts.
+ */
 import { parseArgs } from "node:util";
 import { CliError } from "./cli-error.js";
 import { type CliFilterOptions, FILTER_HELP, takeClearToolResults } from "./filter-options.js";

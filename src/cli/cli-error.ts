@@ -1,3 +1,7 @@
+/**
+ * `CliError` and `ExitCode`: what the CLI tells the user before it exits (one line, no stack trace), and the
+ * helpers that turn whatever was thrown into that line.
+ */
 import { describeValue, errorText, isInstance, isRecord, textOf } from "../values.js";
 
 /** Exit status of the CLI. */

@@ -1,3 +1,7 @@
+/**
+ * The filter flags of the command line (`--prune`, `--clear-tool-results`, `--max-tokens`, `--redact-*`, …):
+ * their help lines, their parsing, and the filter plugins they make; its own file so the main parser stays short.
+ */
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type ClearToolResultsOptions, type ClearTrigger, clearToolResults } from "../filters/clear-tool-results.js";

@@ -1,3 +1,7 @@
+/**
+ * `loadInput`: reads the CLI's input (a file or standard input) and detects its kind, a session through the
+ * session reader, JSONL as it streams, a JSON array whole; bad input becomes a `CliError` naming the file.
+ */
 import { resolve } from "node:path";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import {

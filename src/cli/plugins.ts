@@ -1,3 +1,7 @@
+/**
+ * `loadPlugins`: imports each `--plugin` module (a path or a package, from the working directory) within
+ * `--timeout` and takes its plugins; whatever a module does, the failure is a `CliError` naming it.
+ */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";

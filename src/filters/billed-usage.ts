@@ -1,3 +1,7 @@
+/**
+ * `billedUsage`: the billed prompt size of one request, read from the `usage` pi recorded on its response, or why
+ * it cannot be trusted; its own file because the ledger and the calibrated counter both read the bill.
+ */
 import { describeValue, isJsonObject } from "../values.js";
 
 /** The label of a figure read from a recorded usage. */

@@ -1,3 +1,7 @@
+/**
+ * `calibratedCounter`: a token counter that learns from billed requests how far pi's chars/4 estimate is off, and
+ * `TokenCount`, a figure that says which counter made it (estimate, calibrated or billed).
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { billedUsage } from "./billed-usage.js";
 import { estimateTokens } from "./estimate-tokens.js";

@@ -1,3 +1,7 @@
+/**
+ * The `clearToolResults` plugin: clears old tool results, as Anthropic's context editing does, in steps that keep
+ * the prompt cache; options, plan and placeholder live in the clear-tool-results-*.ts files beside it.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";

@@ -1,3 +1,7 @@
+/**
+ * `estimateTokens`: pi's own chars/4 token estimate of one converted message (pi 1.x's rules), the default counter
+ * of every filter that counts.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { isRecord } from "../values.js";
 

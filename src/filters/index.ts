@@ -1,3 +1,7 @@
+/**
+ * The `convert-to-llm/filters` entry point: re-exports the filter plugins (prune, trim, clear, redact), their list
+ * functions, and the token counters (pi's estimate, the calibrated counter, the bill).
+ */
 export { BILLED_LABEL, type BilledUsage, billedUsage } from "./billed-usage.js";
 export {
 	type CalibratedCounter,

@@ -1,3 +1,7 @@
+/**
+ * Where a filter's problems go: the hook context's `report`, or a list function's `onProblem` (the first problem
+ * thrown without one); shared by `pruneMessageList` and `trimMessageList`.
+ */
 import type { ConvertToLlmError } from "../errors.js";
 import { describeValue } from "../values.js";
 

@@ -1,3 +1,7 @@
+/**
+ * `isSentToProvider`: whether pi-ai's provider layer sends a message at all (an errored or aborted turn is not
+ * replayed); one fact about the wire, shared by the counters and the ledger.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { isRecord } from "../values.js";
 

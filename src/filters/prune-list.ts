@@ -1,3 +1,7 @@
+/**
+ * The pruning itself (`pruneList`), apart from the plugin: thinking blocks and tool calls dropped as the AI SDK's
+ * `pruneMessages` does, with pi's rules and `step`; shared by the plugin and `pruneMessageList`.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError } from "../errors.js";
 import { errorText, isRecord } from "../values.js";

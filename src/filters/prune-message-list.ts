@@ -1,3 +1,4 @@
+/** `pruneMessageList`: `pruneMessages` as a function over a pi-ai `Message[]`, in the AI SDK's call shape. */
 import type { Message } from "@earendil-works/pi-ai";
 import { InvalidMessageError, InvalidPluginError } from "../errors.js";
 import { describeValue, isRecord } from "../values.js";

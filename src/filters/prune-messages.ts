@@ -1,3 +1,7 @@
+/**
+ * The `pruneMessages` plugin and its options (`reasoning`, `toolCalls`, `step`), read and checked once by
+ * `readPruneOptions`; the pruning itself is in prune-list.ts.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { InvalidPluginError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";

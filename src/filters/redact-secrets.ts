@@ -1,3 +1,7 @@
+/**
+ * The `redactSecrets` plugin and its options: secrets found by secretlint, extra patterns and known values, replaced
+ * by numbered placeholders in an `afterConvertAsync` tap kept last; the work itself is in redactor.ts.
+ */
 import { InvalidPluginError } from "../errors.js";
 import { type Plugin, Stage } from "../registry/types.js";
 import { describeValue, isRecord } from "../values.js";

@@ -1,3 +1,7 @@
+/**
+ * `splitCuts`: where a history may not be cut without separating a tool call from its result; its own
+ * file because it is the one pairing rule of the trim (trim-window.ts), linear whatever the history holds.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { isRecord } from "../values.js";
 

@@ -1,3 +1,4 @@
+/** `trimMessageList`: `trimToTokens` as a function over a pi-ai `Message[]`, in LangChain's call shape. */
 import type { Message } from "@earendil-works/pi-ai";
 import { InvalidMessageError, InvalidPluginError } from "../errors.js";
 import { describeValue } from "../values.js";

@@ -1,3 +1,7 @@
+/**
+ * The `trimToTokens` plugin and its options (LangChain's `trimMessages` options, with pi's role names), read and
+ * checked once by `readTrimOptions`; the trim itself is in trim-window.ts.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { InvalidPluginError } from "../errors.js";
 import { type HookContext, type Plugin, Stage } from "../registry/types.js";

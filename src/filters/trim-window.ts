@@ -1,3 +1,7 @@
+/**
+ * The trim itself (`trimList`), apart from the plugin: every system message kept, plus the run of the others that
+ * the strategy, the budget, `startOn`/`endOn` and the tool pairs allow; shared by the plugin and `trimMessageList`.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError } from "../errors.js";
 import { describeValue, errorText } from "../values.js";

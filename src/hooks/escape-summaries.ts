@@ -1,3 +1,7 @@
+/**
+ * The `escapeSummaries` plugin and `escapeSummaryText`: neutralises `<summary>` (and chosen) tags inside
+ * compaction and branch summaries so a summary cannot close its own wrapper.
+ */
 import type { UserMessage } from "@earendil-works/pi-ai";
 import { userText } from "../builtin-converters/text-message.js";
 import {

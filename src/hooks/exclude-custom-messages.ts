@@ -1,3 +1,4 @@
+/** The `excludeCustomMessages` plugin: drops `custom` messages marked `excludeFromContext` before any converter runs. */
 import type { Plugin } from "../registry/index.js";
 
 /** Name of the {@link excludeCustomMessages} plugin (the `plugin` of every message it excludes). */

@@ -1,3 +1,7 @@
+/**
+ * `registerFailClosed`: registers a hardening converter in front of a role's converters with a dropping
+ * fallback behind it, so a failure never falls back to the unsafe built-in; shared by escapeSummaries and safeFences.
+ */
 import { ConversionError, ConvertToLlmError } from "../errors.js";
 import type {
 	AgentRole,

@@ -1,3 +1,7 @@
+/**
+ * The `convert-to-llm/hooks` entry point: re-exports the hardening plugins (blockImages, escapeSummaries,
+ * excludeCustomMessages, lint, safeFences) and the few helpers and types they share.
+ */
 export { LintError, type LintErrorDetails } from "../errors.js";
 export { isImageBlock, isNonTextBlock, type LiveSetting } from "../values.js";
 export { BLOCK_IMAGES_PLUGIN, type BlockImagesOptions, blockImages, IMAGE_PLACEHOLDER } from "./block-images.js";

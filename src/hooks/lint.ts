@@ -1,3 +1,7 @@
+/**
+ * The `lint` plugin: an `afterConvert` tap that reports (or, in `repair` mode, drops) what pi's providers would reject;
+ * its options and modes live here, the checks themselves in lint-check.ts.
+ */
 import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError, LintError } from "../errors.js";
 import { type HookContext, type MessageSource, type Plugin, Stage } from "../registry/types.js";

@@ -1,3 +1,7 @@
+/**
+ * The `safeFences` plugin and its CommonMark helpers (`codeSpan`, `codeFence`): a `bashExecution` converter
+ * whose fences and spans no backtick run in the command or output can close.
+ */
 import type { UserMessage } from "@earendil-works/pi-ai";
 import { bashTextMemo } from "../builtin-converters/bash-text-memo.js";
 import { userText } from "../builtin-converters/text-message.js";

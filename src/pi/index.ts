@@ -1,3 +1,7 @@
+/**
+ * The `convert-to-llm/pi` entry point: the pi extension (default export) and the names a sibling extension
+ * needs to talk to it (the command, the settings key, the plugin-offer channels).
+ */
 export { COMMAND } from "./command.js";
 export { default } from "./extension.js";
 export type { PiContext, PiEventBus, PiExtensionApi } from "./pi-api.js";

@@ -1,3 +1,7 @@
+/**
+ * `buildSessionContext`: the history pi would send from a parsed session, walking from the leaf to the root as
+ * pi 1.6.0 does (compaction, branch summaries, context edits); the walk is its own file, apart from reading.
+ */
 import type { SessionContext, SessionContextOptions } from "./context-types.js";
 import { EntryLinks } from "./entry-links.js";
 import { walkToRoot } from "./path.js";

@@ -1,3 +1,7 @@
+/**
+ * `parseSession`: the text of a pi session file parsed as pi 1.x reads its lines and migrated to version 3, in
+ * memory; the whole-text entrance beside the streamed readers.
+ */
 import { SessionLineParser } from "./line-parser.js";
 import { splitText } from "./lines.js";
 import type { ParsedSession, ParseSessionOptions } from "./types.js";

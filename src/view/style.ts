@@ -1,3 +1,7 @@
+/**
+ * `Style` and `createStyle`: ANSI styling for the terminal view, or none, with the same functions either way; and
+ * the helpers that make a value from a history safe to print (`sanitize`, `oneLine`, `shown`).
+ */
 import { textOf } from "../values.js";
 import { escapeInvisible, showInvisible } from "./invisible.js";
 
