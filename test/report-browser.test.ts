@@ -45,7 +45,7 @@ async function oracle(args: string[]): Promise<{ outputs: number[][]; count: num
 	};
 	const view = (await cli(args)).stdout.trimEnd().split("\n");
 	// The estimate's line (the calibrated and billed figures follow it when the session has bills).
-	const estimate = view.findLast((line) => line.includes("(chars/4 as pi estimates"));
+	const estimate = view.filter((line) => line.includes("(chars/4 as pi estimates")).at(-1);
 	const tokens = /~([\d,]+) tokens?/.exec(estimate ?? "")?.[1];
 	expect(tokens, "the CLI footer gives a token estimate").toBeDefined();
 	return {

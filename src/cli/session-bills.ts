@@ -10,6 +10,13 @@ import { errorText } from "../values.js";
 import { type RequestTokenFigures, tokenFigures } from "../view/token-figures.js";
 import type { LoadedInput } from "./input.js";
 
+/**
+ * The most requests the view calibrates on: the ledger converts every request the session recorded
+ * (about 1 ms each, and more on a session of tens of thousands), which a view of the context should
+ * not wait for. The report, whose chart is the ledger, has no such limit; nor has `--requests`.
+ */
+export const VIEW_CALIBRATION_REQUESTS = 5_000;
+
 /** The figures of the request, and the ledger they came from (`undefined` when the input has none). */
 export interface BillsOfRequest {
 	figures: RequestTokenFigures;
@@ -29,10 +36,16 @@ export async function billsOfRequest(
 	output: readonly Message[],
 	estimate: number,
 	configuration?: { name: string; registry: Registry },
+	limit = Number.POSITIVE_INFINITY,
 ): Promise<BillsOfRequest> {
 	const session = input.session?.tree?.session;
 	if (session === undefined) {
 		const why = input.kind === "session" ? "the session was read without its tree" : "the input is not a pi session";
+		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };
+	}
+	const requests = assistantEntries(session.entries);
+	if (requests > limit) {
+		const why = `the session records ${requests.toLocaleString("en-US")} requests, more than the view calibrates on (${limit.toLocaleString("en-US")}); convert-to-llm --requests or --html give each one's calibrated and billed tokens`;
 		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };
 	}
 	const counter = calibratedCounter();
@@ -48,4 +61,14 @@ export async function billsOfRequest(
 	const figures = tokenFigures(estimate, { ledger, count });
 	const why = ledger.totals.billed === 0 ? "the session recorded no billed usage" : undefined;
 	return { figures, ledger, why };
+}
+
+/** How many requests the session recorded (its assistant message entries, on every branch). */
+function assistantEntries(entries: readonly unknown[]): number {
+	let count = 0;
+	for (const entry of entries) {
+		const message = (entry as { type?: unknown; message?: { role?: unknown } }).message;
+		if ((entry as { type?: unknown }).type === "message" && message?.role === "assistant") count++;
+	}
+	return count;
 }
