@@ -324,6 +324,8 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 			"calibrated on 5 billed requests",
 		);
 		await page.locator("#ledger").screenshot({ path: screenshotPath("demo-ledger") });
+		const docs = docsShot("report-ledger.png");
+		if (docs !== undefined) await page.locator("#ledger").screenshot({ path: docs });
 		await page.close();
 		// A session that recorded no usage: the section says why there is no chart, the header what the estimate is.
 		const plain = await openReport(
