@@ -5,6 +5,7 @@
  */
 import type { TokenCount } from "../filters/calibrated-counter.js";
 import type { RequestLedger } from "../ledger/ledger-types.js";
+import { format } from "./render.js";
 import { type Style, label as shownLabel } from "./style.js";
 
 /**
@@ -101,5 +102,3 @@ export function figureLines(figures: RequestTokenFigures, style: Style): string[
 	if (note !== null) lines.push(`   ${style.dim(note)}`);
 	return lines;
 }
-
-const format = (n: number): string => n.toLocaleString("en-US");
