@@ -140,7 +140,7 @@ async function sourceOf(io: LedgerIo, options: CliOptions): Promise<LedgerSource
 }
 
 /** The configuration as the header names it: the plugins, in the order they apply. */
-function configurationName(options: CliOptions, loaded: readonly LoadedPlugins[]): string {
+export function configurationName(options: CliOptions, loaded: readonly LoadedPlugins[]): string {
 	const parts: string[] = [];
 	for (const { plugins } of loaded) for (const plugin of plugins) parts.push(plugin.name);
 	if (options.blockImages) parts.push("block-images");

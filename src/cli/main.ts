@@ -6,18 +6,20 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { version } from "../../package.json";
 import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
-import type { Explanation, Plugin } from "../registry/types.js";
+import type { Explanation, Plugin, Registry } from "../registry/types.js";
 import type { ReadFile } from "../report/report-file.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
 import { errorText, isInstance } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
+import type { RequestTokenFigures } from "../view/token-figures.js";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { CliError, codeOf, ExitCode, isStackOverflow, thrownText, writeFailed } from "./cli-error.js";
 import { header } from "./header.js";
 import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
-import { createRegistryFor } from "./registry-for.js";
+import { changesConversion, createRegistryFor } from "./registry-for.js";
+import type { BillsOfRequest } from "./session-bills.js";
 import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -103,8 +105,9 @@ async function run(io: CliIo): Promise<number> {
 		stdin: io.stdin,
 		leaf: options.leaf,
 		maxBytes: options.maxInput,
-		// The report's history column shows the session's path: its entries come from this one read.
-		tree: report !== undefined,
+		// The report's history column shows the session's path, and the view's and the report's token
+		// figures come from the session's bills (the ledger): both from this one read.
+		tree: !options.json || options.explain,
 	});
 	const loaded = await loadPlugins(
 		options.plugins,
@@ -179,10 +182,11 @@ async function run(io: CliIo): Promise<number> {
 		return options.strict && explanation.errors.length > 0 ? ExitCode.PROBLEM : code;
 	}
 	let code: number;
+	const tokens = (await billsOf(input, explanation, undefined, true)).figures;
 	if (options.json) {
 		const { explanationToJson } = await import("../view/explain-view.js");
-		code = write(io, `${json(stringify(() => explanationToJson(explanation)))}\n`);
-	} else code = write(io, `${(await view(io, options, input, loaded, explanation)).join("\n")}\n`);
+		code = write(io, `${json(stringify(() => explanationToJson(explanation, tokens)))}\n`);
+	} else code = write(io, `${(await view(io, options, input, loaded, explanation, tokens)).join("\n")}\n`);
 	writeWarnings(io, warnings, options.explain);
 	if (options.strict && explanation.errors.length > 0) return ExitCode.PROBLEM;
 	return code;
@@ -194,6 +198,7 @@ async function view(
 	input: LoadedInput,
 	loaded: readonly LoadedPlugins[],
 	explanation: Explanation,
+	tokens: RequestTokenFigures,
 ): Promise<string[]> {
 	const [{ renderConversion }, { terminalColumns }, { fitStyled }] = await Promise.all([
 		import("../view/view.js"),
@@ -214,6 +219,7 @@ async function view(
 		width,
 		columns,
 		problemText: warningText,
+		tokens,
 	});
 	for (const line of body) lines.push(line);
 	// On a terminal every line fits its width: the header and footer too, not only the messages' lines.
@@ -221,6 +227,25 @@ async function view(
 	// The view is laid out for 40 columns at least; a narrower terminal still gets lines that fit it.
 	const terminal = Math.max(1, Math.min(width, io.stdout.columns ?? width));
 	return lines.map((line) => fitStyled(line, terminal, columns));
+}
+
+/**
+ * The token figures of the request shown, from the session's bills (session-bills.ts); with
+ * `configuration`, the ledger also models what that configuration would have been billed; for the
+ * `view` (not the report) on at most `VIEW_CALIBRATION_REQUESTS` requests.
+ */
+async function billsOf(
+	input: LoadedInput,
+	explanation: Explanation,
+	configuration?: { name: string; registry: Registry },
+	view = false,
+): Promise<BillsOfRequest> {
+	const [{ billsOfRequest, VIEW_CALIBRATION_REQUESTS }, { totals }] = await Promise.all([
+		import("./session-bills.js"),
+		import("../view/render.js"),
+	]);
+	const limit = view ? VIEW_CALIBRATION_REQUESTS : undefined;
+	return billsOfRequest(input, explanation.output, totals(explanation.output).tokens, configuration, limit);
 }
 
 /**
@@ -271,6 +296,14 @@ async function writeReport(
 	where: { to: { path: string; reads: ReadFile[] } | undefined; redaction: Plugin | undefined },
 ): Promise<number> {
 	const { to, redaction } = where;
+	// The ledger chart models the configuration of this run when it changes the conversion, as --requests does.
+	const configuration = changesConversion(options)
+		? {
+				name: (await import("./ledger-command.js")).configurationName(options, loaded),
+				registry: createRegistryFor(options, loaded, io).registry,
+			}
+		: undefined;
+	const bills = await billsOf(input, explanation, configuration);
 	const reportInput = {
 		title: input.name,
 		facts: header(input, loaded, options, createStyle(false)),
@@ -283,6 +316,8 @@ async function writeReport(
 		problems: input.problems,
 		problemText: warningText,
 		window: await report.contextWindowOf(input.session?.model ?? report.lastModel(input.messages)),
+		tokens: bills.figures,
+		ledger: bills.ledger === undefined ? { why: bills.why ?? "the session has no ledger" } : bills.ledger,
 	};
 	const redact = redaction === undefined ? undefined : { plugin: redaction };
 	let stopped: number | undefined;

@@ -5,7 +5,12 @@
  * was billed, what the configuration would have been billed, and every miss the bill shows that
  * nothing explains.
  */
-import { calibratedCounter, PI_ESTIMATE_LABEL, type TokenCount } from "../filters/calibrated-counter.js";
+import {
+	type CalibratedCounter,
+	calibratedCounter,
+	PI_ESTIMATE_LABEL,
+	type TokenCount,
+} from "../filters/calibrated-counter.js";
 import { createDefaultRegistry } from "../preset.js";
 import type { Registry } from "../registry/types.js";
 import { isRecord } from "../values.js";
@@ -39,6 +44,11 @@ import { wholeRequests } from "./whole-requests.js";
 export interface LedgerOptions {
 	configuration?: { readonly name: string; readonly registry: Registry };
 	models?: ModelLookup;
+	/**
+	 * The calibrated counter the ledger teaches each request as sent (a fresh `calibratedCounter()`
+	 * by default): pass one to count the next request with what the session's bills taught it.
+	 */
+	counter?: CalibratedCounter;
 }
 
 /** The labels of the figures (which counter made each). */
@@ -82,7 +92,7 @@ export async function requestLedger(source: LedgerSource, options: LedgerOptions
 			);
 
 	const rows: LedgerRow[] = [];
-	const counter = calibratedCounter();
+	const counter = options.counter ?? calibratedCounter();
 	const learnt = new Calibration(counter);
 	const cache = new CacheModel();
 	const clock = new Clock(session);

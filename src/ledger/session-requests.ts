@@ -24,8 +24,9 @@ import { isRecord } from "../values.js";
 import { EntryKind, NO_CHANGE, type RequestChange, RequestTree } from "./request-tree.js";
 
 /**
- * Where the ledger reads a session from: its text, a file by path, or chunks as they arrive
- * (standard input).
+ * Where the ledger reads a session from: its text, a file by path, chunks as they arrive (standard
+ * input), or a session the session reader already read with `tree: true` (the view and the report,
+ * which read the file once for themselves: its `tree.session`).
  *
  * Contract: the session is read once, by the session reader's entrance, never written; `file` only
  * names it in problems; `maxBytes` refuses a longer file or stream (default: no limit).
@@ -40,7 +41,8 @@ export type LedgerSource =
 			readonly chunks: AsyncIterable<unknown> | Iterable<unknown>;
 			readonly file?: string;
 			readonly maxBytes?: number;
-	  };
+	  }
+	| { readonly session: ParsedSession; readonly file?: string };
 
 /** One request the session recorded: its assistant entry, and where its history is. */
 export interface RecordedRequest {
@@ -170,6 +172,7 @@ export async function readLeaves(
 
 /** The one read of the session (its leaf context is not wanted: `leafId: null` builds none). */
 async function parsed(source: LedgerSource): Promise<ParsedSession> {
+	if ("session" in source) return source.session;
 	// Every branch of the tree, whole: each request's path is built from it.
 	const options: ReadSessionOptions = { leafId: null, file: source.file, tree: true };
 	if ("maxBytes" in source && source.maxBytes !== undefined) options.maxBytes = source.maxBytes;

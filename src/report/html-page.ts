@@ -70,6 +70,7 @@ export function pageStart(script: string): string {
 <header>
 <h1 id="title"></h1>
 <ul class="facts" id="facts"></ul>
+<ul class="facts" id="token-figures" aria-label="Tokens of the request, each with its counter"></ul>
 <form class="search" id="search" role="search">
 <label for="q">Search messages</label>
 <input id="q" type="search" autocomplete="off">
@@ -82,6 +83,7 @@ export function pageStart(script: string): string {
 <nav aria-label="Sections">
 <ul>
 <li><a href="#chart-h">Tokens</a></li>
+<li><a href="#ledger-h">Requests and the cache</a></li>
 <li><a href="#conversation-h">History and model input</a></li>
 <li><a href="#taps-h">Post-conversion hooks</a></li>
 <li><a href="#not-sent-h">Not sent</a></li>
@@ -91,6 +93,7 @@ export function pageStart(script: string): string {
 <main>
 <noscript><p>This report draws itself with its own inline script; allow scripts for this file to see it.</p></noscript>
 <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">Where the tokens go</h2></section>
+<section id="ledger" aria-labelledby="ledger-h"><h2 id="ledger-h">What each request was billed: the prompt cache</h2></section>
 <section id="conversation" aria-labelledby="conversation-h"><h2 id="conversation-h">History and model input, side by side</h2></section>
 <section id="taps" aria-labelledby="taps-h"><h2 id="taps-h">Post-conversion hooks, in the order they ran</h2></section>
 <section id="not-sent" aria-labelledby="not-sent-h"><h2 id="not-sent-h">Not sent</h2></section>

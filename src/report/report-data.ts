@@ -9,25 +9,30 @@ import type { Message } from "@earendil-works/pi-ai";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
+import { clearedResults, clearedText } from "../view/cleared-view.js";
 import { editNotes, hiddenText } from "../view/context-edit-view.js";
 import { roleText } from "../view/explain-view.js";
 import { renderFooter, totals } from "../view/render.js";
 import { createStyle, oneLine } from "../view/style.js";
 import { isSystemMessage, systemMeta } from "../view/system-view.js";
+import { figureLines, type RequestTokenFigures, tokenFigures } from "../view/token-figures.js";
 import { changeMarks } from "./change-marks.js";
 import { historyRows, type SessionTree } from "./history-rows.js";
+import { ledgerBars, ledgerSummary, type ReportLedger } from "./ledger-bars.js";
 import { messageParts, partsText } from "./message-parts.js";
 import { pageLabel, pageText } from "./page-text.js";
 import type {
 	ContextWindow,
 	HistoryItem,
 	HistoryRow,
+	LedgerBar,
 	OutputItem,
 	ReportData,
 	ReportHead,
 	ReportPart,
 	TapItem,
 	TextPass,
+	TokenFiguresItem,
 } from "./report-types.js";
 import { type TapSnapshots, tapChanges, withoutSnapshots } from "./tap-snapshots.js";
 
@@ -60,6 +65,13 @@ export interface ReportInput {
 	problemText?: ((error: ConvertToLlmError) => string) | undefined;
 	/** The model's context window for the chart's line (see context-window.ts); none said by default. */
 	window?: ContextWindow | undefined;
+	/**
+	 * The request's token figures (the view's, src/view/token-figures.ts); by default pi's estimate
+	 * alone, with the note that nothing calibrated it.
+	 */
+	tokens?: RequestTokenFigures | undefined;
+	/** The session's request ledger for the ledger chart (`requestLedger`), or why there is none. */
+	ledger?: ReportLedger | undefined;
 }
 
 /** A report's data as the writer reads it: the head, and each list made afresh, one item at a time, when asked. */
@@ -69,6 +81,7 @@ export interface ReportSource {
 	history(): Iterable<HistoryItem>;
 	rows(): Iterable<HistoryRow>;
 	taps(): Iterable<TapItem>;
+	requests(): Iterable<LedgerBar>;
 }
 
 const PLAIN = createStyle(false);
@@ -92,6 +105,8 @@ export function reportSource(input: ReportInput, pass: TextPass = unchanged): Re
 		role.tokens += tokens;
 		roles.set(name, role);
 	}
+	const figures =
+		input.tokens ?? tokenFigures(counts.tokens, undefined, "the report was not given the session's bills");
 	const problems: string[] = [];
 	for (const problem of input.problems ?? []) problems.push(pageText(oneLine(problem)));
 	const problemText = input.problemText ?? ((error: ConvertToLlmError) => error.message);
@@ -99,7 +114,9 @@ export function reportSource(input: ReportInput, pass: TextPass = unchanged): Re
 	const head: ReportHead = {
 		title: pageLabel(input.title, 1000),
 		facts: input.facts.map((fact) => pageText(fact)),
-		footer: renderFooter(counts, messages.length, PLAIN).map((line) => pageText(line)),
+		footer: [...renderFooter(counts, messages.length, PLAIN), ...figureLines(figures, PLAIN)].map((line) =>
+			pageText(line),
+		),
 		totals: {
 			messages: counts.messages,
 			history: messages.length,
@@ -109,6 +126,8 @@ export function reportSource(input: ReportInput, pass: TextPass = unchanged): Re
 		},
 		roles: [...roles.values()],
 		window: windowShown(input.window),
+		tokens: figuresShown(figures),
+		ledger: ledgerSummary(input.ledger),
 		hidden: (input.contextEdits ?? [])
 			.filter((edit) => edit.effect === "hidden")
 			.map((edit) => pageText(hiddenText(edit))),
@@ -122,6 +141,19 @@ export function reportSource(input: ReportInput, pass: TextPass = unchanged): Re
 		history: () => historyItems(input, problemText),
 		rows: () => historyRows(messages.length, input.entryIds, input.tree, input.contextEdits, pass),
 		taps: () => tapItems(input, pass),
+		requests: () => ledgerBars(input.ledger),
+	};
+}
+
+/** The token figures with their labels made safe to show (an entry id comes from the history). */
+function figuresShown(figures: RequestTokenFigures): TokenFiguresItem {
+	const shown = (figure: RequestTokenFigures["estimate"] | null) =>
+		figure === null ? null : { kind: figure.kind, tokens: figure.tokens, label: pageText(figure.label) };
+	return {
+		estimate: shown(figures.estimate) as TokenFiguresItem["estimate"],
+		calibrated: shown(figures.calibrated),
+		lastBilled: shown(figures.lastBilled),
+		note: figures.note === null ? null : pageText(figures.note),
 	};
 }
 
@@ -145,6 +177,7 @@ export function reportData(input: ReportInput): ReportData {
 		history: [...source.history()],
 		rows: [...source.rows()],
 		taps: [...source.taps()],
+		requests: [...source.requests()],
 	};
 }
 
@@ -167,6 +200,7 @@ function* outputItems(
 	const sources = new Array<number>(output.length).fill(-1);
 	for (const item of explanation.messages) for (const o of item.outputs) sources[o] = item.index;
 	const notes = editNotes(input.contextEdits, input.messages.length, explanation);
+	const cleared = clearedResults(explanation, input.messages);
 	for (let i = 0; i < output.length; i++) {
 		const message = output[i] as Message;
 		const item: OutputItem = {
@@ -181,6 +215,13 @@ function* outputItems(
 		if (note !== undefined) item.note = pageText(note);
 		const changedBy = marks[i];
 		if (changedBy !== undefined) item.changedBy = changedBy.map((plugin) => pageLabel(plugin, 80));
+		const clearing = cleared?.[i];
+		if (clearing !== undefined) {
+			item.cleared = pageText(clearedText(clearing));
+			// Marked as changed by its plugin, whether or not the report observed the taps.
+			if (item.changedBy === undefined) item.changedBy = [pageLabel(clearing.plugin, 80)];
+			else if (!item.changedBy.includes(clearing.plugin)) item.changedBy.push(pageLabel(clearing.plugin, 80));
+		}
 		yield item;
 	}
 }

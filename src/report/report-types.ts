@@ -24,6 +24,8 @@ export interface OutputItem {
 	note?: string;
 	/** The post-conversion hooks that changed it, by plugin name, in the order they ran. */
 	changedBy?: string[];
+	/** For a tool result `clearToolResults` cleared: by which plugin, and its size in the history. */
+	cleared?: string;
 	parts: ReportPart[];
 }
 
@@ -86,6 +88,59 @@ export interface ContextWindow {
 	why?: string;
 }
 
+/** A token figure of the request, with the counter that made it (the view's `TokenFigure`). */
+export interface TokenFigureItem {
+	kind: "estimate" | "calibrated" | "billed";
+	tokens: number;
+	label: string;
+}
+
+/**
+ * The request's token figures: pi's estimate always, the calibrated count and the last bill when the
+ * session recorded bills, else `note` says what the estimate is.
+ */
+export interface TokenFiguresItem {
+	estimate: TokenFigureItem;
+	calibrated: TokenFigureItem | null;
+	lastBilled: TokenFigureItem | null;
+	note: string | null;
+}
+
+/**
+ * What the ledger chart says above its bars: the configuration, the counts and the costs; or, alone,
+ * `why` there is no chart (no session, no billed usage).
+ */
+export interface LedgerSummary {
+	why?: string;
+	configuration?: string;
+	/** Whether the rows convert as the session was sent (modeled then equals recorded). */
+	asSent?: boolean;
+	requests?: number;
+	billed?: number;
+	breaks?: number;
+	expired?: number;
+	unexplained?: number;
+	/** USD, `null` when a cost is missing from a row. */
+	recordedCost?: number | null;
+	modeledCost?: number | null;
+	counters?: { recorded: string; modeled: string };
+}
+
+/**
+ * One request of the ledger as the chart draws it: `[cacheRead, cacheWrite, input]` tokens recorded
+ * (the bill) and modeled (the configuration), `null` without a bill; the prefix break and its cause.
+ */
+export interface LedgerBar {
+	entry: string;
+	model: string;
+	cache: string;
+	recorded: [number, number, number] | null;
+	modeled: [number, number, number] | null;
+	breakAt: number | null;
+	cause: string | null;
+	unexplained?: boolean;
+}
+
 /** Everything of the report but its long lists: the page's first data block. */
 export interface ReportHead {
 	title: string;
@@ -95,6 +150,9 @@ export interface ReportHead {
 	totals: { messages: number; history: number; tokens: number; chars: number; images: number };
 	roles: { role: string; messages: number; tokens: number }[];
 	window: ContextWindow;
+	/** The request's token figures, each with its counter. */
+	tokens: TokenFiguresItem;
+	ledger: LedgerSummary;
 	hidden: string[];
 	problems: string[];
 }
@@ -105,10 +163,11 @@ export interface ReportData extends ReportHead {
 	history: HistoryItem[];
 	rows: HistoryRow[];
 	taps: TapItem[];
+	requests: LedgerBar[];
 }
 
 /** The lists of a report, each written in blocks after the head. */
-export type ReportList = "output" | "history" | "rows" | "taps";
+export type ReportList = "output" | "history" | "rows" | "taps" | "requests";
 
 /**
  * Passes a text on its way into the report; the redaction (report-redaction.ts) replaces secrets in

@@ -30,13 +30,14 @@ export class ReportTooLargeError extends Error {
 }
 
 /** The lists in the order the page reads them. */
-const LISTS: readonly ReportList[] = ["output", "history", "rows", "taps"];
+const LISTS: readonly ReportList[] = ["output", "history", "rows", "taps", "requests"];
 
 const WHAT: Record<ReportList, string> = {
 	output: "model message #",
 	history: "history message [",
 	rows: "history entry row ",
 	taps: "post-conversion hook ",
+	requests: "ledger request ",
 };
 
 /**

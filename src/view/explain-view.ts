@@ -7,13 +7,16 @@ import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation, MessageExplanation, TapExplanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
 import { isInstance, isRecord } from "../values.js";
+import { type ClearedResult, clearedText } from "./cleared-view.js";
 import { replacedBy, replacedText } from "./context-edit-view.js";
 import { label, oneLine, type Style, shown } from "./style.js";
+import type { RequestTokenFigures } from "./token-figures.js";
 
 /**
  * The explanation as text; `entryIds[i]`, when given, is the session entry of input message `i`,
  * `edits` what the session's `context_edit` entries did (a hidden entry is listed where it would have
- * been, a replaced one says so), and `problemText` a problem's text for this reader.
+ * been, a replaced one says so), `problemText` a problem's text for this reader, and `cleared` the
+ * tool results `clearToolResults` cleared (cleared-view.ts), each said on its history message's line.
  */
 export function renderExplanation(
 	explanation: Explanation,
@@ -22,6 +25,7 @@ export function renderExplanation(
 	style: Style,
 	edits?: readonly ContextEditEffect[],
 	problemText: (error: ConvertToLlmError) => string = (error) => error.message,
+	cleared?: readonly (ClearedResult | undefined)[],
 ): string[] {
 	const out: string[] = [style.bold("── Why: each history message, and what it became")];
 	// A beforeConvert tap may have changed the history: then indices no longer match the entries.
@@ -50,7 +54,11 @@ export function renderExplanation(
 		const entry = ids === undefined ? "" : `${style.dim(`entry ${label(ids[item.index] ?? "?")}`)}  `;
 		const role = (labels[item.index] ?? "").padEnd(width);
 		const edit = replaced?.[item.index];
-		const note = edit === undefined ? "" : style.yellow(` · ${replacedText(edit)}`);
+		let note = edit === undefined ? "" : style.yellow(` · ${replacedText(edit)}`);
+		for (const output of item.outputs) {
+			const clearing = cleared?.[output];
+			if (clearing !== undefined) note += style.yellow(` · #${output} ${clearedText(clearing)}`);
+		}
 		out.push(`   ${index} ${role}  ${entry}${fate(item, input[item.index], style, problemText)}${note}`);
 		// The fate line already gives the last error as the reason for these drops; list the others.
 		const listed = tellsWhy(item) ? item.errors.length - 1 : item.errors.length;
@@ -160,10 +168,13 @@ function unattached(explanation: Explanation): ConvertToLlmError[] {
 	return explanation.errors.filter((error) => !attached.has(error));
 }
 
-/** The explanation as JSON: errors become plain objects with their name, code, message and fields. */
-export function explanationToJson(explanation: Explanation): string {
+/**
+ * The explanation as JSON: errors become plain objects with their name, code, message and fields;
+ * `tokens`, when given, is added as the request's token figures, each with its `kind` and `label`.
+ */
+export function explanationToJson(explanation: Explanation, tokens?: RequestTokenFigures): string {
 	return JSON.stringify(
-		explanation,
+		tokens === undefined ? explanation : { ...explanation, tokens },
 		(_key, value: unknown) => (isInstance(value, Error) ? errorToJson(value) : value),
 		2,
 	);

@@ -8,11 +8,13 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ConvertToLlmError } from "../errors.js";
 import type { Explanation } from "../registry/types.js";
 import type { ContextEditEffect } from "../session/context-types.js";
+import { type ClearedResult, clearedResults, clearedText } from "./cleared-view.js";
 import type { Columns } from "./columns.js";
 import { editNotes, renderHidden } from "./context-edit-view.js";
 import { renderExplanation, roleText } from "./explain-view.js";
 import { renderFooter, renderMessages, totals } from "./render.js";
 import { label, type Style } from "./style.js";
+import { figureLines, type RequestTokenFigures } from "./token-figures.js";
 
 /** What {@link renderConversion} shows, and how. */
 export interface ConversionView {
@@ -34,6 +36,12 @@ export interface ConversionView {
 	 * the library's text names `registry.register`); the error's message by default.
 	 */
 	problemText?: (error: ConvertToLlmError) => string;
+	/**
+	 * The request's token figures with the counter of each (token-figures.ts): the footer adds the
+	 * calibrated and billed ones, or says what the estimate is when there are none. Omitted: the
+	 * footer gives pi's estimate only (as inside pi, which shows its own figures).
+	 */
+	tokens?: RequestTokenFigures;
 }
 
 /** The view's lines below its header. */
@@ -41,17 +49,36 @@ export function renderConversion(view: ConversionView): string[] {
 	const { explanation, messages, entryIds, contextEdits: edits, style, width, columns } = view;
 	const sources = sourcesOf(explanation, entryIds);
 	const counts = totals(explanation.output);
-	const notes = editNotes(edits, messages.length, explanation);
+	const cleared = clearedResults(explanation, messages);
+	const notes = withCleared(editNotes(edits, messages.length, explanation), cleared);
 	const lines = renderMessages(explanation.output, counts, { style, width, columns, sources, notes });
 	if (view.explain) {
 		lines.push("");
 		const text = view.problemText;
-		for (const line of renderExplanation(explanation, messages, entryIds, style, edits, text)) lines.push(line);
+		const why = renderExplanation(explanation, messages, entryIds, style, edits, text, cleared);
+		for (const line of why) lines.push(line);
 	}
 	lines.push("");
 	for (const line of renderHidden(edits, style)) lines.push(line);
 	for (const line of renderFooter(counts, messages.length, style)) lines.push(line);
+	if (view.tokens !== undefined) for (const line of figureLines(view.tokens, style)) lines.push(line);
 	return lines;
+}
+
+/** The notes of each output with the clearing of each cleared tool result added. */
+function withCleared(
+	notes: (string | undefined)[] | undefined,
+	cleared: readonly (ClearedResult | undefined)[] | undefined,
+): (string | undefined)[] | undefined {
+	if (cleared === undefined) return notes;
+	const all: (string | undefined)[] = notes ?? new Array(cleared.length);
+	for (let i = 0; i < cleared.length; i++) {
+		const clearing = cleared[i];
+		if (clearing === undefined) continue;
+		const note = all[i];
+		all[i] = note === undefined ? clearedText(clearing) : `${note} · ${clearedText(clearing)}`;
+	}
+	return all;
 }
 
 /** For each output, the role (and session entry) of the history message it came from. */

@@ -22,6 +22,7 @@ import { writeLargeSession } from "../fixtures/sessions/large-session.js";
 import { cli, DEMO, fixture, PLUGIN, root } from "../fixtures/sessions/run-cli.js";
 import { chromiumMissing, launch, type OpenedReport, openReport } from "../support/chromium.js";
 import { writeHostilePlugin, writeHostileSession } from "../support/hostile-session.js";
+import { toolHistory } from "../support/tool-history.js";
 
 const missing = chromiumMissing();
 if (missing !== undefined) console.warn(`report-browser: skipped: ${missing}`);
@@ -43,7 +44,9 @@ async function oracle(args: string[]): Promise<{ outputs: number[][]; count: num
 		messages: { outputs: number[] }[];
 	};
 	const view = (await cli(args)).stdout.trimEnd().split("\n");
-	const tokens = /~([\d,]+) tokens?/.exec(view.at(-1) ?? "")?.[1];
+	// The estimate's line (the calibrated and billed figures follow it when the session has bills).
+	const estimate = view.filter((line) => line.includes("(chars/4 as pi estimates")).at(-1);
+	const tokens = /~([\d,]+) tokens?/.exec(estimate ?? "")?.[1];
 	expect(tokens, "the CLI footer gives a token estimate").toBeDefined();
 	return {
 		outputs: explained.messages.map((m) => m.outputs),
@@ -111,7 +114,9 @@ const foreignElements = (page: Page): Promise<string[]> =>
 		// The data blocks are read and removed: the page's own script is the one left.
 		if (document.scripts.length !== 1) found.push(`${document.scripts.length} scripts`);
 		if (document.querySelectorAll("style").length !== 1) found.push("another style element");
-		if (document.querySelectorAll("svg").length !== 2) found.push("another svg");
+		// The token chart's two, and the ledger chart's one when the session recorded bills.
+		if (document.querySelectorAll("svg:not(.chart-ledger)").length !== 2) found.push("another svg");
+		if (document.querySelectorAll("svg.chart-ledger").length > 1) found.push("another ledger svg");
 		return found;
 	});
 
@@ -294,6 +299,67 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		await hostile.page.close();
 	});
 
+	it("should draw the ledger chart of a session with bills: its bars, its labels, each break labelled with its cause", async () => {
+		const demo = await openReport(context, await writeReport(cases[0] as Case));
+		const { page } = demo;
+		expect(demo.problems).toEqual([]);
+		expect(await page.textContent("#ledger-summary")).toContain("5 requests, 5 with a bill; 2 prefix breaks");
+		expect(await page.locator("svg.chart-ledger rect").count()).toBeGreaterThanOrEqual(5);
+		expect(await page.textContent("#ledger .legend")).toContain("cached (read) tokens");
+		// The compaction's break: a line with its cause, a label in the drawing, a line in the list.
+		expect(await page.locator('svg.chart-ledger line.break-line[data-cause="compaction"]').count()).toBe(1);
+		expect(await page.locator("svg.chart-ledger text.break-label").allTextContents()).toEqual([
+			"compaction",
+			"branch",
+		]);
+		expect(await page.textContent('#ledger-breaks li[data-cause="compaction"]')).toContain(
+			"breaks at message 0, cause compaction",
+		);
+		// The header's figures, each with its counter.
+		const figures = await page
+			.locator("#token-figures li.figure")
+			.evaluateAll((items) => items.map((item) => item.getAttribute("data-kind")));
+		expect(figures).toEqual(["estimate", "calibrated", "billed"]);
+		expect(await page.textContent('#token-figures li[data-kind="calibrated"]')).toContain(
+			"calibrated on 5 billed requests",
+		);
+		await page.locator("#ledger").screenshot({ path: screenshotPath("demo-ledger") });
+		const docs = docsShot("report-ledger.png");
+		if (docs !== undefined) await page.locator("#ledger").screenshot({ path: docs });
+		await page.close();
+		// A session that recorded no usage: the section says why there is no chart, the header what the estimate is.
+		const plain = await openReport(
+			context,
+			await writeReport({ name: "pi1-plain", args: [fixture("pi1-system-and-edits.jsonl")] }),
+		);
+		expect(await plain.page.locator("svg.chart-ledger").count()).toBe(0);
+		expect(await plain.page.textContent("#ledger-why")).toContain("recorded billed usage");
+		expect(await plain.page.textContent("#token-figures .figure-note")).toContain("24–28% below what Claude bills");
+		await plain.page.close();
+	});
+
+	it("should mark a cleared tool result as changed by clear-tool-results, with its size in the history", async () => {
+		const history = join(work, "tools.json");
+		writeFileSync(history, JSON.stringify(toolHistory("x".repeat(5000))));
+		const opened = await openReport(
+			context,
+			await writeReport({
+				name: "cleared",
+				args: ["--clear-tool-results=trigger=1,keep=0,clearAtLeast=0", history],
+			}),
+		);
+		const card = opened.page.locator("#conversation article.msg", { has: opened.page.locator(".cleared-note") });
+		expect(await card.count()).toBe(1);
+		expect(await card.locator(".changed").textContent()).toBe(
+			"changed after conversion by convert-to-llm:clear-tool-results",
+		);
+		expect(await card.locator(".cleared-note").textContent()).toBe(
+			"cleared by convert-to-llm:clear-tool-results (was 5,000 characters)",
+		);
+		expect(await card.textContent()).toContain("[cleared: read src/parse.ts, 5,000 characters]");
+		await opened.page.close();
+	});
+
 	it("should draw text in time linear in it: 3 MB of ⟨U+ with one ⟩ at the end", async () => {
 		const session = join(work, "marks.jsonl");
 		const T = "2025-01-31T12:00:00.000Z";
@@ -391,6 +457,13 @@ describe.skipIf(missing !== undefined)("the HTML report in Chromium", () => {
 		// Readable at this size: at most 400 bars, by turns, and a line at the model's window, which
 		// this session's ~900k estimated tokens pass.
 		expect(await page.locator("svg.chart-bars rect").count()).toBeLessThanOrEqual(400);
+		// The ledger of its 30,054 requests: one drawing of at most 400 bars (three parts each), a line per
+		// bar that holds a break, and at most 100 breaks listed.
+		expect(await page.textContent("#ledger-summary")).toMatch(/^30,054 requests/);
+		expect(await page.locator("svg.chart-ledger").count()).toBe(1);
+		expect(await page.locator("svg.chart-ledger rect").count()).toBeLessThanOrEqual(3 * 400);
+		expect(await page.locator("svg.chart-ledger line.break-line").count()).toBeLessThanOrEqual(400);
+		expect(await page.locator("#ledger-breaks li").count()).toBeLessThanOrEqual(101);
 		expect(await page.textContent("#chart-range")).toMatch(/each bar \d+ turns/);
 		expect(await page.getAttribute("#chart-window", "data-window")).toBe("200000");
 		expect(await page.locator("#chart-window.over").count()).toBe(1);

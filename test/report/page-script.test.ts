@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { chart } from "../../src/report/page/chart.js";
 import { conversation } from "../../src/report/page/conversation.js";
 import { readData } from "../../src/report/page/data.js";
+import { ledgerChart } from "../../src/report/page/ledger-chart.js";
 import { markup } from "../../src/report/page/markup.js";
 import { pageScript } from "../../src/report/page/script.js";
 import { search } from "../../src/report/page/search.js";
@@ -23,7 +24,7 @@ const PAGE_SCRIPT = pageScript();
 
 describe("pageScript", () => {
 	it("should be the page modules' own functions, called by main in one strict scope", () => {
-		for (const fn of [readData, markup, conversation, chart, sections, search]) {
+		for (const fn of [readData, markup, conversation, chart, ledgerChart, sections, search]) {
 			expect(PAGE_SCRIPT).toContain(String(fn));
 		}
 		expect(PAGE_SCRIPT.startsWith('(function () {\n"use strict";')).toBe(true);
@@ -53,6 +54,7 @@ describe("pageScript", () => {
 			markup,
 			conversation,
 			chart,
+			ledgerChart,
 			sections,
 			search: (() => "_optionalChain([])") as unknown as typeof search,
 		};
@@ -63,7 +65,7 @@ describe("pageScript", () => {
 describe("the built page modules", () => {
 	const dist = join(root, "dist");
 	const built = readdirSync(dist).filter((name) => /\.(c?js)$/.test(name));
-	it.each(["readData", "markup", "conversation", "chart", "sections", "search", "main"])(
+	it.each(["readData", "markup", "conversation", "chart", "ledgerChart", "sections", "search", "main"])(
 		"should hold %s in the ESM and the CommonJS build with no helper of the build in it",
 		(name) => {
 			const found: string[] = [];

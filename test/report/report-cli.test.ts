@@ -65,7 +65,8 @@ describe("convert-to-llm --html", () => {
 		const json = JSON.parse((await cli(["--json", "--plugin", PLUGIN, DEMO])).stdout);
 		expect(data.output).toHaveLength(json.length);
 		const view = (await cli(["--plugin", PLUGIN, DEMO])).stdout.trimEnd().split("\n");
-		expect(data.footer).toEqual(view.slice(-2));
+		expect(data.footer).toEqual(view.slice(-3));
+		expect(data.footer[2]).toContain("calibrated on 5 billed requests");
 		expect(data.facts[1]).toContain("example:ticket-role");
 		expect(data.rows.some((row) => row.mark === "compaction")).toBe(true);
 	});

@@ -15,7 +15,7 @@ export function dataBlocks(page: string): { part: string; text: string }[] {
 
 /** The report's data, as the page reads it. */
 export function reportDataOf(page: string): ReportData {
-	let data = { output: [], history: [], rows: [], taps: [] } as unknown as ReportData;
+	let data = { output: [], history: [], rows: [], taps: [], requests: [] } as unknown as ReportData;
 	for (const { part, text } of dataBlocks(page)) {
 		const value = JSON.parse(text);
 		if (part === "head") data = { ...data, ...value };

@@ -117,6 +117,7 @@ export function conversation(data: ReportData, m: Markup): Conversation {
 			}
 			card.appendChild(changed);
 		}
+		if (item.cleared) card.appendChild(m.el("p", "cleared-note", item.cleared));
 		const src = m.el("p", "src");
 		const from = item.source >= 0 ? data.history[item.source] : undefined;
 		if (from !== undefined) {

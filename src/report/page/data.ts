@@ -15,18 +15,22 @@ export function readData(): ReportData {
 		totals: { messages: 0, history: 0, tokens: 0, chars: 0, images: 0 },
 		roles: [],
 		window: { why: "the report does not say" },
+		tokens: { estimate: { kind: "estimate", tokens: 0, label: "" }, calibrated: null, lastBilled: null, note: null },
+		ledger: { why: "the report does not say" },
 		hidden: [],
 		problems: [],
 		output: [],
 		history: [],
 		rows: [],
 		taps: [],
+		requests: [],
 	};
 	const lists: Record<ReportList, unknown[]> = {
 		output: data.output,
 		history: data.history,
 		rows: data.rows,
 		taps: data.taps,
+		requests: data.requests,
 	};
 	const blocks = document.querySelectorAll('script[type="application/json"][data-part]');
 	for (const block of Array.from(blocks)) {

@@ -7,6 +7,7 @@
 import type { chart } from "./chart.js";
 import type { conversation } from "./conversation.js";
 import type { readData } from "./data.js";
+import type { ledgerChart } from "./ledger-chart.js";
 import type { markup } from "./markup.js";
 import type { search } from "./search.js";
 import type { sections } from "./sections.js";
@@ -17,6 +18,7 @@ export interface PageModules {
 	markup: typeof markup;
 	conversation: typeof conversation;
 	chart: typeof chart;
+	ledgerChart: typeof ledgerChart;
 	sections: typeof sections;
 	search: typeof search;
 }
@@ -29,10 +31,23 @@ export function main(modules: PageModules): void {
 	(document.getElementById("title") as HTMLElement).appendChild(m.marked(data.title));
 	const facts = document.getElementById("facts") as HTMLElement;
 	for (const fact of data.facts) facts.appendChild(m.el("li", "", fact));
+	const figures = document.getElementById("token-figures") as HTMLElement;
+	const tokens = data.tokens;
+	const figure = (f: { kind: string; tokens: number; label: string }, approx: boolean): void => {
+		const li = m.el("li", "figure", `${approx ? "~" : ""}${m.fmt(f.tokens)} tokens: ${f.label}`);
+		li.setAttribute("data-kind", f.kind);
+		li.setAttribute("data-tokens", String(f.tokens));
+		figures.appendChild(li);
+	};
+	figure(tokens.estimate, true);
+	if (tokens.calibrated) figure(tokens.calibrated, true);
+	if (tokens.lastBilled) figure(tokens.lastBilled, false);
+	if (tokens.note) figures.appendChild(m.el("li", "figure-note", tokens.note));
 	const foot = document.getElementById("footer-lines") as HTMLElement;
 	for (const line of data.footer) foot.appendChild(m.el("p", "", line));
 	const columns = modules.conversation(data, m);
 	modules.chart(data, m, columns.go);
+	modules.ledgerChart(data, m);
 	modules.sections(data, m);
 	const find = modules.search(data, m);
 

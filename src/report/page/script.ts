@@ -15,13 +15,14 @@
 import { chart } from "./chart.js";
 import { conversation } from "./conversation.js";
 import { readData } from "./data.js";
+import { ledgerChart } from "./ledger-chart.js";
 import { main, type PageModules } from "./main.js";
 import { markup } from "./markup.js";
 import { search } from "./search.js";
 import { sections } from "./sections.js";
 
 /** The page modules `main` is given, by name. */
-const MODULES: PageModules = { readData, markup, conversation, chart, sections, search };
+const MODULES: PageModules = { readData, markup, conversation, chart, ledgerChart, sections, search };
 
 /**
  * What a build puts in a function's text when it lowers syntax or renames an import (esbuild,

@@ -77,5 +77,13 @@ th:first-child, td:first-child { text-align: left; }
 .bg-system { background: var(--system); } .bg-other { background: var(--other); }
 footer { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 8px; padding-bottom: 16px; }
 .hits { list-style: none; padding: 0; margin: 4px 0; max-height: 16em; overflow: auto; }
+svg.chart-ledger { height: 160px; }
+.fill-read { fill: var(--assistant); } .fill-write { fill: var(--toolResult); } .fill-input { fill: var(--other); }
+.swatch.fill-read { background: var(--assistant); } .swatch.fill-write { background: var(--toolResult); } .swatch.fill-input { background: var(--other); }
+svg .break-line { stroke: var(--focus); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg .break-label { fill: var(--fg); font-size: 10px; text-anchor: middle; }
+svg .modeled { fill: none; stroke: var(--fg); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
+.figure-note { font-style: italic; }
+.cleared-note { margin: 0 0 4px; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;

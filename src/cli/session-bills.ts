@@ -1,0 +1,74 @@
+/**
+ * What a session recorded of its bills, for the view's footer and the HTML report: the request ledger
+ * of the session the CLI already read (no second read), and the calibrated count of the request shown.
+ */
+import type { Message } from "@earendil-works/pi-ai";
+import { calibratedCounter } from "../filters/calibrated-counter.js";
+import { piModelTable, type RequestLedger, requestLedger } from "../ledger/index.js";
+import type { Registry } from "../registry/types.js";
+import { errorText } from "../values.js";
+import { type RequestTokenFigures, tokenFigures } from "../view/token-figures.js";
+import type { LoadedInput } from "./input.js";
+
+/**
+ * The most requests the view calibrates on: the ledger converts every request the session recorded
+ * (about 1 ms each, and more on a session of tens of thousands), which a view of the context should
+ * not wait for. The report, whose chart is the ledger, has no such limit; nor has `--requests`.
+ */
+export const VIEW_CALIBRATION_REQUESTS = 5_000;
+
+/** The figures of the request, and the ledger they came from (`undefined` when the input has none). */
+export interface BillsOfRequest {
+	figures: RequestTokenFigures;
+	ledger: RequestLedger | undefined;
+	/** Why there is no ledger, when there is none. */
+	why: string | undefined;
+}
+
+/**
+ * The ledger of `input`'s session (as sent, or with `configuration` for what it would have cost) and
+ * the figures of `output`, the request the CLI shows: pi's estimate `estimate`, the count of
+ * `calibratedCounter()` taught on every bill of the session, and the last bill. Never throws: a
+ * ledger that cannot be made is said in the figures' note.
+ */
+export async function billsOfRequest(
+	input: LoadedInput,
+	output: readonly Message[],
+	estimate: number,
+	configuration?: { name: string; registry: Registry },
+	limit = Number.POSITIVE_INFINITY,
+): Promise<BillsOfRequest> {
+	const session = input.session?.tree?.session;
+	if (session === undefined) {
+		const why = input.kind === "session" ? "the session was read without its tree" : "the input is not a pi session";
+		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };
+	}
+	const requests = assistantEntries(session.entries);
+	if (requests > limit) {
+		const why = `the session records ${requests.toLocaleString("en-US")} requests, more than the view calibrates on (${limit.toLocaleString("en-US")}); convert-to-llm --requests or --html give each one's calibrated and billed tokens`;
+		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };
+	}
+	const counter = calibratedCounter();
+	let ledger: RequestLedger;
+	try {
+		ledger = await requestLedger({ session, file: input.name }, { counter, models: piModelTable(), configuration });
+	} catch (error) {
+		const why = `its bills could not be read: ${errorText(error)}`;
+		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };
+	}
+	const last = ledger.rows[ledger.rows.length - 1];
+	const count = counter.count(output, last?.model == null ? undefined : { model: last.model });
+	const figures = tokenFigures(estimate, { ledger, count });
+	const why = ledger.totals.billed === 0 ? "the session recorded no billed usage" : undefined;
+	return { figures, ledger, why };
+}
+
+/** How many requests the session recorded (its assistant message entries, on every branch). */
+function assistantEntries(entries: readonly unknown[]): number {
+	let count = 0;
+	for (const entry of entries) {
+		const message = (entry as { type?: unknown; message?: { role?: unknown } }).message;
+		if ((entry as { type?: unknown }).type === "message" && message?.role === "assistant") count++;
+	}
+	return count;
+}

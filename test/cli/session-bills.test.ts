@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { LoadedInput } from "../../src/cli/input.js";
+import { billsOfRequest } from "../../src/cli/session-bills.js";
+import { readSession } from "../../src/session/index.js";
+import { DEMO, root } from "../fixtures/sessions/run-cli.js";
+
+/** The demo as the CLI loads it for the view: its context and its tree, from one read. */
+function demoInput(): LoadedInput {
+	const read = readSession(readFileSync(`${root}/${DEMO}`, "utf8"), { tree: true });
+	return { kind: "session", name: "demo.jsonl", messages: read.messages, problems: [], session: read } as never;
+}
+
+describe("billsOfRequest", () => {
+	it("should give the ledger of the one read and the calibrated count of the request", async () => {
+		const bills = await billsOfRequest(demoInput(), [], 10);
+		expect(bills.ledger?.rows).toHaveLength(5);
+		expect(bills.figures.calibrated?.label).toBe("calibrated on 5 billed requests");
+		expect(bills.why).toBeUndefined();
+	});
+
+	it("should not calibrate on more requests than its limit, and say so and where to look", async () => {
+		const bills = await billsOfRequest(demoInput(), [], 10, undefined, 4);
+		expect(bills.ledger).toBeUndefined();
+		expect(bills.figures.calibrated).toBeNull();
+		expect(bills.figures.note).toContain(
+			"the session records 5 requests, more than the view calibrates on (4); convert-to-llm --requests or --html give each one's calibrated and billed tokens",
+		);
+	});
+});
