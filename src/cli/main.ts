@@ -182,7 +182,7 @@ async function run(io: CliIo): Promise<number> {
 		return options.strict && explanation.errors.length > 0 ? ExitCode.PROBLEM : code;
 	}
 	let code: number;
-	const tokens = (await billsOf(input, explanation, undefined, true)).figures;
+	const tokens = (await billsOf(input, explanation, undefined, "view")).figures;
 	if (options.json) {
 		const { explanationToJson } = await import("../view/explain-view.js");
 		code = write(io, `${json(stringify(() => explanationToJson(explanation, tokens)))}\n`);
@@ -231,21 +231,20 @@ async function view(
 
 /**
  * The token figures of the request shown, from the session's bills (session-bills.ts); with
- * `configuration`, the ledger also models what that configuration would have been billed; for the
- * `view` (not the report) on at most `VIEW_CALIBRATION_REQUESTS` requests.
+ * `configuration`, the ledger also models what that configuration would have been billed (on
+ * sessions of at most `LEDGER_REQUESTS_SHOWN` requests).
  */
 async function billsOf(
 	input: LoadedInput,
 	explanation: Explanation,
-	configuration?: { name: string; registry: Registry },
-	view = false,
+	configuration: { name: string; registry: Registry } | undefined,
+	reader: "view" | "report",
 ): Promise<BillsOfRequest> {
-	const [{ billsOfRequest, VIEW_CALIBRATION_REQUESTS }, { totals }] = await Promise.all([
+	const [{ billsOfRequest }, { totals }] = await Promise.all([
 		import("./session-bills.js"),
 		import("../view/render.js"),
 	]);
-	const limit = view ? VIEW_CALIBRATION_REQUESTS : undefined;
-	return billsOfRequest(input, explanation.output, totals(explanation.output).tokens, configuration, limit);
+	return billsOfRequest(input, explanation.output, totals(explanation.output).tokens, configuration, reader);
 }
 
 /**
@@ -303,7 +302,7 @@ async function writeReport(
 				registry: createRegistryFor(options, loaded, io).registry,
 			}
 		: undefined;
-	const bills = await billsOf(input, explanation, configuration);
+	const bills = await billsOf(input, explanation, configuration, "report");
 	const reportInput = {
 		title: input.name,
 		facts: header(input, loaded, options, createStyle(false)),

@@ -13,18 +13,24 @@ function demoInput(): LoadedInput {
 
 describe("billsOfRequest", () => {
 	it("should give the ledger of the one read and the calibrated count of the request", async () => {
-		const bills = await billsOfRequest(demoInput(), [], 10);
+		const bills = await billsOfRequest(demoInput(), [], 10, undefined, "report");
 		expect(bills.ledger?.rows).toHaveLength(5);
 		expect(bills.figures.calibrated?.label).toBe("calibrated on 5 billed requests");
 		expect(bills.why).toBeUndefined();
 	});
 
-	it("should not calibrate on more requests than its limit, and say so and where to look", async () => {
-		const bills = await billsOfRequest(demoInput(), [], 10, undefined, 4);
-		expect(bills.ledger).toBeUndefined();
-		expect(bills.figures.calibrated).toBeNull();
-		expect(bills.figures.note).toContain(
-			"the session records 5 requests, more than the view calibrates on (4); convert-to-llm --requests or --html give each one's calibrated and billed tokens",
-		);
-	});
+	it.each([
+		["view", "the view calibrates on"],
+		["report", "the report charts"],
+	] as const)(
+		"should not make the %s's ledger of more requests than its limit, and say so and where to look",
+		async (reader, what) => {
+			const bills = await billsOfRequest(demoInput(), [], 10, undefined, reader, 4);
+			expect(bills.ledger).toBeUndefined();
+			expect(bills.figures.calibrated).toBeNull();
+			expect(bills.figures.note).toContain(
+				`the session records 5 requests, more than ${what} (4); convert-to-llm --requests gives each one's calibrated and billed tokens`,
+			);
+		},
+	);
 });
