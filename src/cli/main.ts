@@ -8,6 +8,7 @@ import { version } from "../../package.json";
 import { AsyncHookTimeoutError, ConvertToLlmError } from "../errors.js";
 import type { Explanation, Plugin, Registry } from "../registry/types.js";
 import type { ReadFile } from "../report/report-file.js";
+import type { BillsOfRequest } from "../report/session-bills.js";
 import type { TapSnapshots } from "../report/tap-snapshots.js";
 import { errorText, isInstance } from "../values.js";
 import { createStyle, escapeJsonForTerminal, oneLine, shown, wantsColor } from "../view/style.js";
@@ -19,7 +20,6 @@ import { type LoadedInput, loadInput } from "./input.js";
 import { jsonPieces } from "./json-output.js";
 import { type LoadedPlugins, loadPlugins } from "./plugins.js";
 import { changesConversion, createRegistryFor } from "./registry-for.js";
-import type { BillsOfRequest } from "./session-bills.js";
 import { warningText, writeWarnings } from "./warnings.js";
 
 /** The outside world of one CLI run, so that tests can run it in-process. */
@@ -230,7 +230,7 @@ async function view(
 }
 
 /**
- * The token figures of the request shown, from the session's bills (session-bills.ts); with
+ * The token figures of the request shown, from the session's bills (report/session-bills.ts); with
  * `configuration`, the ledger also models what that configuration would have been billed (on
  * sessions of at most `LEDGER_REQUESTS_SHOWN` requests).
  */
@@ -241,10 +241,18 @@ async function billsOf(
 	reader: "view" | "report",
 ): Promise<BillsOfRequest> {
 	const [{ billsOfRequest }, { totals }] = await Promise.all([
-		import("./session-bills.js"),
+		import("../report/session-bills.js"),
 		import("../view/render.js"),
 	]);
-	return billsOfRequest(input, explanation.output, totals(explanation.output).tokens, configuration, reader);
+	const session = input.session?.tree?.session;
+	const source =
+		session !== undefined
+			? { session, file: input.name }
+			: {
+					why:
+						input.kind === "session" ? "the session was read without its tree" : "the input is not a pi session",
+				};
+	return billsOfRequest(source, explanation.output, totals(explanation.output).tokens, configuration, reader);
 }
 
 /**

@@ -14,7 +14,9 @@ import {
 	writeHtmlReport,
 } from "../report/html-report.js";
 import type { ContextWindow } from "../report/report-types.js";
+import { billsOfRequest } from "../report/session-bills.js";
 import type { ContextEditEffect } from "../session/index.js";
+import { totals } from "../view/render.js";
 import type { PiContext } from "./pi-api.js";
 
 /** What `/llm-context --html` knows of the conversion it reports. */
@@ -45,6 +47,17 @@ export async function writeLlmContextReport(
 	const session = sessionFile === undefined ? undefined : readFile(sessionFile);
 	if (session !== undefined) reads.push(session);
 	const path = besideSession(sessionFile, ctx.cwd);
+	// The token figures and the ledger chart from the bills pi recorded in its entries, as the CLI's report.
+	const output = report.explanation.output;
+	const bills = await billsOfRequest(
+		tree === undefined
+			? { why: "pi gave no session entries" }
+			: { session: tree.session, file: sessionFile ?? "in-memory session" },
+		output,
+		totals(output).tokens,
+		undefined,
+		"report",
+	);
 	const { bytes } = await writeHtmlReport(
 		{
 			title: sessionFile ?? "in-memory session",
@@ -55,6 +68,8 @@ export async function writeLlmContextReport(
 			contextEdits,
 			tree,
 			window: currentWindow(ctx) ?? (await contextWindowOf(report.model)),
+			tokens: bills.figures,
+			ledger: bills.ledger ?? { why: bills.why ?? "the session has no ledger" },
 		},
 		{ path, reads },
 		report.redaction,

@@ -2,7 +2,8 @@
  * `/llm-context --html` in the real pi CLI, on both pi lines (pi 1.6.0 on the Node >= 22.19 that
  * scripts/pi-node.mjs provides, pi 0.73.1 on this Node), in RPC mode against a loopback fake
  * provider: the report is written beside the session file, says where, and holds the conversion
- * `convert-to-llm --json` gives for that session.
+ * `convert-to-llm --json` gives for that session, and the ledger chart and token figures of the
+ * bills pi recorded (`--requests` counts the same requests).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -57,6 +58,17 @@ describe.each(["1.6.0", "0.73.1"] as PiLine[])("/llm-context --html in pi %s", (
 		expect(data.output.map((item) => item.role)).toEqual([...expected.map((message) => message.role), ...pending]);
 		expect(data.title).toBe(session);
 		expect(data.rows.some((row) => row.mark === "compaction")).toBe(true);
+		// The bills pi recorded in its entries: the token figures with their counters, and the ledger chart.
+		const ledger = spawnSync(process.execPath, [join(ROOT, "dist/cli.js"), "--requests", "--json", session], {
+			encoding: "utf8",
+			timeout: 20_000,
+		});
+		expect(ledger.status, ledger.stderr).toBe(0);
+		const requests = (JSON.parse(ledger.stdout) as { rows: unknown[] }).rows.length;
+		expect(requests).toBeGreaterThan(0);
+		expect(data.ledger.why).toBeUndefined();
+		expect(data.ledger.requests).toBe(requests);
+		expect(data.tokens.calibrated?.label).toMatch(/^calibrated on \d+ billed requests?$/);
 		expect(fake.bodies.splice(0)).toEqual([]);
 	}, 90_000);
 });

@@ -1,14 +1,15 @@
 /**
- * What a session recorded of its bills, for the view's footer and the HTML report: the request ledger
- * of the session the CLI already read (no second read), and the calibrated count of the request shown.
+ * What a session recorded of its bills, for the view's footer and the HTML report (the CLI's and
+ * `/llm-context --html`'s): the request ledger of a session already read (no second read), and the
+ * calibrated count of the request shown.
  */
 import type { Message } from "@earendil-works/pi-ai";
 import { calibratedCounter } from "../filters/calibrated-counter.js";
 import { piModelTable, type RequestLedger, requestLedger } from "../ledger/index.js";
 import type { Registry } from "../registry/types.js";
+import type { ParsedSession } from "../session/index.js";
 import { errorText } from "../values.js";
 import { type RequestTokenFigures, tokenFigures } from "../view/token-figures.js";
-import type { LoadedInput } from "./input.js";
 
 /**
  * The most requests the view and the report compute the ledger for. The ledger converts every request
@@ -30,25 +31,26 @@ export interface BillsOfRequest {
 	why: string | undefined;
 }
 
+/** The session whose bills are read, or why there is none; `file` names it in the ledger's problems. */
+export type BillsSource = { session: ParsedSession; file: string } | { why: string };
+
 /**
- * The ledger of `input`'s session (as sent, or with `configuration` for what it would have cost) and
- * the figures of `output`, the request the CLI shows: pi's estimate `estimate`, the count of
+ * The ledger of the session (as sent, or with `configuration` for what it would have cost) and
+ * the figures of `output`, the request shown: pi's estimate `estimate`, the count of
  * `calibratedCounter()` taught on every bill of the session, and the last bill. Never throws: a
  * ledger that cannot be made is said in the figures' note.
  */
 export async function billsOfRequest(
-	input: LoadedInput,
+	source: BillsSource,
 	output: readonly Message[],
 	estimate: number,
 	configuration: { name: string; registry: Registry } | undefined,
 	reader: BillsReader,
 	limit = LEDGER_REQUESTS_SHOWN,
 ): Promise<BillsOfRequest> {
-	const session = input.session?.tree?.session;
-	if (session === undefined) {
-		const why = input.kind === "session" ? "the session was read without its tree" : "the input is not a pi session";
-		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };
-	}
+	if ("why" in source)
+		return { figures: tokenFigures(estimate, undefined, source.why), ledger: undefined, why: source.why };
+	const { session, file } = source;
 	const requests = assistantEntries(session.entries);
 	if (requests > limit) {
 		const shown = reader === "view" ? "the view calibrates on" : "the report charts";
@@ -58,7 +60,7 @@ export async function billsOfRequest(
 	const counter = calibratedCounter();
 	let ledger: RequestLedger;
 	try {
-		ledger = await requestLedger({ session, file: input.name }, { counter, models: piModelTable(), configuration });
+		ledger = await requestLedger({ session, file }, { counter, models: piModelTable(), configuration });
 	} catch (error) {
 		const why = `its bills could not be read: ${errorText(error)}`;
 		return { figures: tokenFigures(estimate, undefined, why), ledger: undefined, why };

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { LoadedInput } from "../../src/cli/input.js";
-import { billsOfRequest } from "../../src/cli/session-bills.js";
+import { type BillsSource, billsOfRequest } from "../../src/report/session-bills.js";
 import { readSession } from "../../src/session/index.js";
 import { DEMO, root } from "../fixtures/sessions/run-cli.js";
 
-/** The demo as the CLI loads it for the view: its context and its tree, from one read. */
-function demoInput(): LoadedInput {
+/** The demo's session as one read with its tree gives it. */
+function demoInput(): BillsSource {
 	const read = readSession(readFileSync(`${root}/${DEMO}`, "utf8"), { tree: true });
-	return { kind: "session", name: "demo.jsonl", messages: read.messages, problems: [], session: read } as never;
+	if (read.tree === undefined) throw new Error("the demo was read without its tree");
+	return { session: read.tree.session, file: "demo.jsonl" };
 }
 
 describe("billsOfRequest", () => {
