@@ -22,6 +22,7 @@ import {
 	readHardening,
 } from "../../src/pi/settings.js";
 import { arbClearHistory } from "../support/clear-histories.js";
+import { readTurns } from "../support/fixtures.js";
 import { recordingCtx } from "../support/pi-context.js";
 
 function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
@@ -32,39 +33,8 @@ function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
 const on = (switches: Partial<PiHardening>): PiHardening => ({ ...DEFAULT_HARDENING, ...switches });
 const pi = piReading(undefined);
 
-/** `turns` turns of a prompt, a `read` call and its result of 4,000 characters (~1,000 tokens by pi's estimate), an answer. */
-function history(turns: number): AgentMessage[] {
-	const messages: AgentMessage[] = [];
-	for (let t = 0; t < turns; t++) {
-		messages.push({ role: "user", content: `prompt ${t}`, timestamp: t } as AgentMessage);
-		messages.push({
-			role: "assistant",
-			content: [{ type: "toolCall", id: `c${t}`, name: "read", arguments: { path: `f${t}.ts` } }],
-			api: "openai-completions",
-			provider: "p",
-			model: "m",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			stopReason: "toolUse",
-			timestamp: t,
-		} as AgentMessage);
-		messages.push({
-			role: "toolResult",
-			toolCallId: `c${t}`,
-			toolName: "read",
-			content: [{ type: "text", text: `${t}`.padEnd(4000, "x") }],
-			isError: false,
-			timestamp: t,
-		} as AgentMessage);
-	}
-	return messages;
-}
+/** `turns` turns of a prompt, a `read` call and its result of 4,000 characters (~1,000 tokens by pi's estimate). */
+const history = (turns: number): AgentMessage[] => readTurns(turns, (t) => `${t}`.padEnd(4000, "x"));
 
 /** The texts of the tool results of an output. */
 const results = (output: readonly Message[]): string[] =>

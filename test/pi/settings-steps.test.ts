@@ -22,6 +22,7 @@ import {
 	trimStepOf,
 } from "../../src/pi/settings.js";
 import { convertToLlm } from "../../src/preset.js";
+import { readTurns } from "../support/fixtures.js";
 
 function piReading(flag: unknown, settings?: unknown): PiExtensionApi {
 	const pi = { getFlag: () => flag } as unknown as PiExtensionApi;
@@ -125,40 +126,9 @@ describe("trimStepOf and pruneStepOf", () => {
 	});
 });
 
-/** A history of `turns` turns: a prompt, a tool call, its result of 400 to 1,600 characters, an answer. */
-function history(turns: number, seed: number): AgentMessage[] {
-	const messages: AgentMessage[] = [];
-	for (let t = 0; t < turns; t++) {
-		const size = 400 + ((seed * 7919 + t * 104_729) % 1200);
-		messages.push({ role: "user", content: `prompt ${t}`, timestamp: t } as AgentMessage);
-		messages.push({
-			role: "assistant",
-			content: [{ type: "toolCall", id: `c${t}`, name: "read", arguments: { path: `f${t}` } }],
-			api: "openai-completions",
-			provider: "p",
-			model: "m",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			stopReason: "toolUse",
-			timestamp: t,
-		} as AgentMessage);
-		messages.push({
-			role: "toolResult",
-			toolCallId: `c${t}`,
-			toolName: "read",
-			content: [{ type: "text", text: "x".repeat(size) }],
-			isError: false,
-			timestamp: t,
-		} as AgentMessage);
-	}
-	return messages;
-}
+/** A history of `turns` turns: a prompt, a tool call and its result of 400 to 1,600 characters. */
+const history = (turns: number, seed: number): AgentMessage[] =>
+	readTurns(turns, (t) => "x".repeat(400 + ((seed * 7919 + t * 104_729) % 1200)));
 
 describe("createHost's window switches", () => {
 	const pi = piReading(undefined);

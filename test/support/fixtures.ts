@@ -3,7 +3,7 @@
  * `usage` of a faux assistant reply, message builders with every field a test does not care about
  * filled in, and the two ways of catching what a registry reports (`collectErrors`, `thrownBy`).
  */
-import type { AssistantMessage, Message, Usage, UserMessage } from "@earendil-works/pi-ai";
+import type { AssistantMessage, Message, ToolResultMessage, Usage, UserMessage } from "@earendil-works/pi-ai";
 import type { BashExecutionMessage, ConvertToLlmError, Registry } from "../../src/index.js";
 
 /** The timestamp of every message a test does not date on purpose. */
@@ -93,4 +93,32 @@ export function plainBashStatus(msg: { exitCode?: unknown; fullOutputPath?: unkn
 	return [msg.exitCode, msg.fullOutputPath].every(
 		(v) => typeof v !== "string" || !/[\p{Cc}\u2028\u2029`[\]]/u.test(v),
 	);
+}
+
+/**
+ * `turns` tool turns: each a prompt, an assistant's `read` of `f<t>.ts`, its result of `resultText(t)`
+ * and nothing else (the next turn's prompt follows), as the tool-heavy histories of the filter tests.
+ */
+export function readTurns(
+	turns: number,
+	resultText: (turn: number) => string,
+): (UserMessage | AssistantMessage | ToolResultMessage)[] {
+	const messages: (UserMessage | AssistantMessage | ToolResultMessage)[] = [];
+	for (let t = 0; t < turns; t++) {
+		messages.push(user(`prompt ${t}`, t));
+		messages.push(
+			assistant([{ type: "toolCall", id: `c${t}`, name: "read", arguments: { path: `f${t}.ts` } }], {
+				timestamp: t,
+			}),
+		);
+		messages.push({
+			role: "toolResult",
+			toolCallId: `c${t}`,
+			toolName: "read",
+			content: [{ type: "text", text: resultText(t) }],
+			isError: false,
+			timestamp: t,
+		});
+	}
+	return messages;
 }
