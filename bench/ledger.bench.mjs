@@ -14,12 +14,13 @@
  * Usage: node scripts/pi-node.mjs tsx bench/ledger.bench.mjs   (this part alone; BENCH_LEDGER_PAIRS, default 3)
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePiNode } from "../scripts/pi-node.mjs";
 import { writeBilledSession } from "../test/fixtures/sessions/billed-session.ts";
+import { median, runProcess } from "./process.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "dist/cli.js");
@@ -28,34 +29,13 @@ const SMALL = 2_000;
 /** Compact when pi's estimate of the context passes this: about 190k billed tokens at the session's ratio. */
 const COMPACT_AT = 150_000;
 
-/** One whole process: its wall time in ms. */
-function time(node, args) {
-	const sink = openSync("/dev/null", "w");
-	try {
-		const start = performance.now();
-		const child = spawnSync(node, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", sink, "pipe"], encoding: "utf8" });
-		const ms = performance.now() - start;
-		if (child.status !== 0)
-			throw new Error(`${args.join(" ")} failed (status ${child.status}): ${child.stderr?.slice(0, 2000)}`);
-		return ms;
-	} finally {
-		closeSync(sink);
-	}
-}
-
-const median = (values) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
 /** The median time of each command, the commands alternating run after run. */
 function medians(node, commands) {
 	const times = commands.map(() => []);
-	for (const args of commands) time(node, args);
+	for (const args of commands) runProcess(node, [CLI, ...args]); // one warm-up run each
 	for (let i = 0; i < PAIRS; i++) {
 		const order = i % 2 === 0 ? commands.keys() : [...commands.keys()].reverse();
-		for (const k of order) times[k].push(time(node, commands[k]));
+		for (const k of order) times[k].push(runProcess(node, [CLI, ...commands[k]]).ms);
 	}
 	return times.map(median);
 }

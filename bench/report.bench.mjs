@@ -11,43 +11,18 @@
  *        (this part alone; BENCH_REPORT_PAIRS, default 5)
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePiNode } from "../scripts/pi-node.mjs";
 import { writeLargeSession } from "../test/fixtures/sessions/large-session.ts";
+import { median, runProcess } from "./process.mjs";
 
 const PAIRS = Number(process.env.BENCH_REPORT_PAIRS ?? 5);
 const ENTRIES = Number(process.env.BENCH_REPORT_ENTRIES ?? 100_000);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "dist/cli.js");
-const MAX_RSS = join(ROOT, "bench/max-rss.mjs");
-
-/** One whole process: its wall time (ms) and peak memory (MiB); stdout to /dev/null. */
-function run(node, args) {
-	const sink = openSync("/dev/null", "w");
-	try {
-		const start = performance.now();
-		const child = spawnSync(node, ["--import", MAX_RSS, CLI, ...args], {
-			cwd: ROOT,
-			stdio: ["ignore", sink, "pipe"],
-			encoding: "utf8",
-		});
-		const ms = performance.now() - start;
-		const match = /@@max-rss (\d+)\s*$/.exec(child.stderr ?? "");
-		if (child.status !== 0 || !match) throw new Error(`${args.join(" ")} failed: ${child.stderr?.slice(0, 2000)}`);
-		return { ms, mib: Number(match[1]) / 1024 };
-	} finally {
-		closeSync(sink);
-	}
-}
-
-const median = (values) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 const dir = mkdtempSync(join(tmpdir(), "ctl-report-bench-"));
 try {
@@ -55,8 +30,8 @@ try {
 	const report = join(dir, "session.html");
 	const { bytes } = writeLargeSession(session, ENTRIES);
 	const node = resolvePiNode();
-	const html = () => run(node, ["--html", report, session]);
-	const json = () => run(node, ["--json", session]);
+	const html = () => runProcess(node, [CLI, "--html", report, session]);
+	const json = () => runProcess(node, [CLI, "--json", session]);
 	html();
 	json();
 	const pairs = [];

@@ -25,13 +25,14 @@
  *        BENCH_SESSION_ROWS, default all)
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePiNode } from "../scripts/pi-node.mjs";
 import { writeLargeSession } from "../test/fixtures/sessions/large-session.ts";
 import { ledgerBench } from "./ledger.bench.mjs";
+import { median, runProcess } from "./process.mjs";
 
 const PAIRS = Number(process.env.BENCH_SESSION_PAIRS ?? 5);
 /** The time target: ours at most this share of pi's wall time. */
@@ -40,35 +41,6 @@ const SMALL = Number(process.env.BENCH_SESSION_ENTRIES ?? 100_000);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "dist/cli.js");
 const PI_PATH = join(ROOT, "bench/pi-session-path.mjs");
-const MAX_RSS = join(ROOT, "bench/max-rss.mjs");
-
-/** One whole process: its wall time (ms) and peak memory (MiB); output to /dev/null. */
-function run(node, args) {
-	const sink = openSync("/dev/null", "w");
-	try {
-		const start = performance.now();
-		const child = spawnSync(node, ["--import", MAX_RSS, ...args], {
-			cwd: ROOT,
-			stdio: ["ignore", sink, "pipe"],
-			encoding: "utf8",
-			maxBuffer: 64 * 1024 * 1024,
-		});
-		const ms = performance.now() - start;
-		const match = /@@max-rss (\d+)\s*$/.exec(child.stderr ?? "");
-		if (child.status !== 0 || !match) {
-			throw new Error(`${node} ${args.join(" ")} failed (status ${child.status}): ${child.stderr?.slice(0, 2000)}`);
-		}
-		return { ms, mib: Number(match[1]) / 1024 };
-	} finally {
-		closeSync(sink);
-	}
-}
-
-const median = (values) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /**
  * PAIRS alternating pairs of ours (on `oursNode`) and pi's (on `piNode`) on `file`: the medians of
@@ -78,8 +50,8 @@ function compare(file, piNode, scope, oursNode) {
 	const ours = [];
 	const theirs = [];
 	const ratios = { time: [], memory: [] };
-	const one = () => run(oursNode, [CLI, "--json", file]);
-	const pi = () => run(piNode, [PI_PATH, scope, file]);
+	const one = () => runProcess(oursNode, [CLI, "--json", file]);
+	const pi = () => runProcess(piNode, [PI_PATH, scope, file]);
 	one();
 	pi();
 	for (let i = 0; i < PAIRS; i++) {
