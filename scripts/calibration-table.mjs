@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { calibratedCounter } from "../src/filters/calibrated-counter.js";
 import { createDefaultRegistry } from "../src/preset.js";
 import { buildSessionContext, parseSession } from "../src/session/index.js";
+import { markdownTable as table } from "./markdown-table.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const RECORDED = join(ROOT, "test/fixtures/sessions/recorded");
@@ -92,15 +93,6 @@ export function summarize(name, { rows, ratio }) {
 }
 
 const percent = (share, digits = 1) => `${(share * 100).toFixed(digits)}%`;
-
-/** A markdown table with its columns padded, as Biome formats one. */
-function table(header, rows) {
-	const all = [header, ...rows];
-	const widths = header.map((_, column) => Math.max(3, ...all.map((row) => [...row[column]].length)));
-	const line = (row) =>
-		`| ${row.map((cell, column) => cell + " ".repeat(widths[column] - [...cell].length)).join(" | ")} |`;
-	return [line(header), `| ${widths.map((width) => "-".repeat(width)).join(" | ")} |`, ...rows.map(line)].join("\n");
-}
 
 /** The markdown table of some sessions' summaries. */
 export function renderTable(summaries) {

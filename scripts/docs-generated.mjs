@@ -25,6 +25,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { markdownTable as table } from "./markdown-table.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OPEN = "<!-- generated: ";
@@ -81,15 +82,6 @@ function fenced(text) {
 	}
 	const fence = "`".repeat(longest + 1);
 	return `${fence}text\n${text.endsWith("\n") ? text : `${text}\n`}${fence}\n`;
-}
-
-/** A markdown table with its columns padded, as Biome formats one (so `biome check` leaves it alone). */
-function table(header, rows) {
-	const all = [header, ...rows];
-	const widths = header.map((_, column) => Math.max(3, ...all.map((row) => [...row[column]].length)));
-	const line = (row) =>
-		`| ${row.map((cell, column) => cell + " ".repeat(widths[column] - [...cell].length)).join(" | ")} |`;
-	return [line(header), `| ${widths.map((width) => "-".repeat(width)).join(" | ")} |`, ...rows.map(line)].join("\n");
 }
 
 /**
