@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli, DEMO, fixture, PLUGIN } from "../fixtures/sessions/run-cli.js";
+import { cli, DEMO, fixture, PLUGIN, root } from "../fixtures/sessions/run-cli.js";
 import { sessionText, smallSession } from "../ledger/small-session.js";
 import { reportDataOf } from "../support/report-page.js";
 import { SECRETS } from "../support/secret-corpus.js";
@@ -16,6 +16,18 @@ describe("convert-to-llm's token figures", () => {
 		expect(lines.at(-1)).toMatch(
 			/^ {3}~[\d,]+ tokens calibrated on 5 billed requests · 3,310 tokens billed for the last recorded request \(entry a1000020: input \+ cache read \+ cache write\)$/,
 		);
+	});
+
+	it("should show a hostile entry id in the last bill's line as the view shows any history text: marked, never raw", async () => {
+		const hostile = "a10\u202e界🙂\u200b\u001b[31m20";
+		// The id written as JSON escapes it, so the file stays valid JSONL.
+		const text = readFileSync(join(root, DEMO), "utf8").replaceAll("a1000020", JSON.stringify(hostile).slice(1, -1));
+		const file = join(work, "hostile-ids.jsonl");
+		writeFileSync(file, text);
+		const run = await cli(["--plugin", PLUGIN, file]);
+		const last = run.stdout.trimEnd().split("\n").at(-1) ?? "";
+		expect(last).toContain("(entry a10⟨U+202E⟩界🙂⟨U+200B⟩␛[31m20: input + cache read + cache write)");
+		expect(run.stdout).not.toMatch(/[\u202e\u200b\u001b]/);
 	});
 
 	it.each([
