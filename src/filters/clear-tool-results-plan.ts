@@ -6,12 +6,14 @@
  * same history every time (after a restart too), so a request repeats the previous one's cleared
  * form byte for byte until the boundary moves, and it moves only in steps of `clearAtLeast` tokens.
  */
+
 import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError } from "../errors.js";
 import type { HookContext } from "../registry/types.js";
-import { describeValue, errorText, isRecord } from "../values.js";
+import { errorText, isRecord } from "../values.js";
 import { CLEAR_TOOL_RESULTS_PLUGIN, type ClearSettings } from "./clear-tool-results-options.js";
 import { contentSize, readsAsCleared } from "./clear-tool-results-placeholder.js";
+import { countEach } from "./token-counts.js";
 
 /** A tool result that answers a call of an earlier assistant message: one LangChain candidate. */
 export interface Candidate {
@@ -48,36 +50,14 @@ const OTHER = 3;
 
 /** Each message's tokens by the counter; a bad count or a throw is `Infinity`, reported once. */
 export function countTokens(messages: readonly Message[], settings: ClearSettings, ctx: HookContext): number[] {
-	const tokens = new Array<number>(messages.length);
-	let reported = false;
-	for (let i = 0; i < messages.length; i++) {
-		const count = countOne(messages[i] as Message, settings.tokenCounter);
-		tokens[i] = count.tokens;
-		if (count.failure === undefined || reported) continue;
-		reported = true;
+	return countEach(messages, settings.tokenCounter, (failure, i, cause) =>
 		ctx.report(
 			new ConversionError(
-				`clearToolResults: the token counter ${count.failure} for output message ${i}. That message counts as infinitely large (the trigger holds; a result counted so is cleared first); fix the counter.`,
-				{ plugin: CLEAR_TOOL_RESULTS_PLUGIN, cause: count.cause },
+				`clearToolResults: the token counter ${failure} for output message ${i}. That message counts as infinitely large (the trigger holds; a result counted so is cleared first); fix the counter.`,
+				{ plugin: CLEAR_TOOL_RESULTS_PLUGIN, cause },
 			),
-		);
-	}
-	return tokens;
-}
-
-/** One count, failing closed: a throw or a count that is not a finite number `>= 0` is `Infinity`. */
-export function countOne(
-	message: Message,
-	counter: (message: Message) => number,
-): { tokens: number; failure?: string; cause?: unknown } {
-	let count: unknown;
-	try {
-		count = counter(message);
-	} catch (cause) {
-		return { tokens: Number.POSITIVE_INFINITY, failure: `threw: ${errorText(cause)}`, cause };
-	}
-	if (typeof count === "number" && count >= 0 && Number.isFinite(count)) return { tokens: count };
-	return { tokens: Number.POSITIVE_INFINITY, failure: `returned ${describeValue(count)}` };
+		),
+	);
 }
 
 /**

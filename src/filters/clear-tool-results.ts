@@ -13,7 +13,8 @@ import {
 	readClearOptions,
 } from "./clear-tool-results-options.js";
 import { clearedContent, contentSize, describeCleared } from "./clear-tool-results-placeholder.js";
-import { type Candidate, type ClearPlan, countOne, countTokens, planClearing } from "./clear-tool-results-plan.js";
+import { type Candidate, type ClearPlan, countTokens, planClearing } from "./clear-tool-results-plan.js";
+import { countOne } from "./token-counts.js";
 
 export {
 	CLEAR_TOOL_RESULTS_PLUGIN,

@@ -2,10 +2,11 @@
  * The trim itself (`trimList`), apart from the plugin: every system message kept, plus the run of the others that
  * the strategy, the budget, `startOn`/`endOn` and the tool pairs allow; shared by the plugin and `trimMessageList`.
  */
+
 import type { Message } from "@earendil-works/pi-ai";
 import { ConversionError } from "../errors.js";
-import { describeValue, errorText } from "../values.js";
 import type { ProblemSink } from "./problem-sink.js";
+import { countEach } from "./token-counts.js";
 import { splitCuts } from "./tool-pairs.js";
 
 /** Name of the `trimToTokens` plugin (its tap on `afterConvert`, and every problem the trim reports). */
@@ -69,32 +70,14 @@ export function trimList(messages: Message[], settings: TrimSettings, sink: Prob
 
 /** Each message's tokens; a bad count (or a throwing counter) is `Infinity`, reported once per call. */
 function countAll(messages: readonly Message[], counter: (message: Message) => number, sink: ProblemSink): number[] {
-	const tokens = new Array<number>(messages.length);
-	let reported = false;
-	for (let i = 0; i < messages.length; i++) {
-		let count: unknown;
-		let cause: unknown;
-		try {
-			count = counter(messages[i] as Message);
-		} catch (error) {
-			cause = error;
-		}
-		if (typeof count === "number" && count >= 0 && Number.isFinite(count)) {
-			tokens[i] = count;
-			continue;
-		}
-		tokens[i] = Number.POSITIVE_INFINITY;
-		if (reported) continue;
-		reported = true;
-		const what = cause === undefined ? `returned ${describeValue(count)}` : `threw: ${errorText(cause)}`;
+	return countEach(messages, counter, (failure, i, cause) =>
 		sink.report(
 			new ConversionError(
-				`trimToTokens: the token counter ${what} for output message ${i}. That message counts as never fitting the budget (a system message is kept all the same); fix the counter.`,
+				`trimToTokens: the token counter ${failure} for output message ${i}. That message counts as never fitting the budget (a system message is kept all the same); fix the counter.`,
 				{ plugin: TRIM_TO_TOKENS_PLUGIN, cause },
 			),
-		);
-	}
-	return tokens;
+		),
+	);
 }
 
 /**

@@ -15,7 +15,7 @@ import type { PiContext } from "./pi-api.js";
 import { type Outlook, outlookLines } from "./prompt-cache.js";
 import { type Reporter, showAll } from "./report.js";
 import { sessionHistory } from "./session-history.js";
-import { contextWindowOf, modelOf, type SessionRequests } from "./session-requests.js";
+import { currentContextWindow, modelOf, type SessionRequests } from "./session-requests.js";
 import { hardeningText } from "./settings.js";
 import { loadTuiColumns } from "./tui-columns.js";
 import { type BesideSystem, viewJson, viewLines } from "./view.js";
@@ -71,7 +71,7 @@ export async function runCommand(
 				}
 			} else beside = { prompt: await system.preview(next.prompt), tools: next.tools };
 		}
-		const { registry, plugins, problems, redaction } = host.build("view", contextWindowOf(ctx));
+		const { registry, plugins, problems, redaction } = host.build("view", currentContextWindow(ctx));
 		const explanation = await registry.explainAsync(messages);
 		const named = plugins.map(({ plugin, from }) => `${plugin.name} (${from})`);
 		const hardening = hardeningText(host.hardening());
@@ -146,7 +146,7 @@ async function outlookOf(
 ): Promise<Outlook> {
 	const model = modelOf(ctx);
 	const previous = requests.previous(model);
-	const { plugins } = host.build("view", contextWindowOf(ctx));
+	const { plugins } = host.build("view", currentContextWindow(ctx));
 	const context = {
 		hardening: host.hardening(),
 		offeredBy: new Map(plugins.map((item) => [item.plugin.name, item.from])),
@@ -154,7 +154,9 @@ async function outlookOf(
 	const common = { counter: requests.counter(), model, lastBill: requests.lastBill(), context, beside };
 	let next: Outlook["next"];
 	try {
-		const conversion = await host.build("request", contextWindowOf(ctx)).registry.runAsync(messages, { previous });
+		const conversion = await host
+			.build("request", currentContextWindow(ctx))
+			.registry.runAsync(messages, { previous });
 		next = conversion.failed
 			? { failed: conversion.problems.at(-1)?.message ?? "it failed" }
 			: { output: conversion.output, prefix: conversion.prefix };

@@ -18,6 +18,7 @@ import { billsOfRequest } from "../report/session-bills.js";
 import type { ContextEditEffect } from "../session/index.js";
 import { totals } from "../view/render.js";
 import type { PiContext } from "./pi-api.js";
+import { currentContextWindow, modelOf } from "./session-requests.js";
 
 /** What `/llm-context --html` knows of the conversion it reports. */
 export interface LlmContextReport {
@@ -79,13 +80,8 @@ export async function writeLlmContextReport(
 
 /** The context window of pi's current model (the next request's), when pi says it. */
 function currentWindow(ctx: PiContext): ContextWindow | undefined {
-	try {
-		const model = ctx.model;
-		if (model === undefined || model === null) return undefined;
-		const tokens = model.contextWindow;
-		if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens <= 0) return undefined;
-		return { tokens, model: `${String(model.provider)}/${String(model.id)}`, source: "pi's current model" };
-	} catch {
-		return undefined;
-	}
+	const tokens = currentContextWindow(ctx);
+	return tokens === undefined
+		? undefined
+		: { tokens, model: modelOf(ctx) ?? "pi's current model", source: "pi's current model" };
 }

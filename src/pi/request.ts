@@ -11,7 +11,7 @@ import type { PiContext, PiContextResult } from "./pi-api.js";
 import { problemText, type RequestOutcome } from "./problem-text.js";
 import { breakNotice, tokensFrom } from "./prompt-cache.js";
 import { type Reporter, showAll } from "./report.js";
-import { contextWindowOf, modelOf, type SessionRequests } from "./session-requests.js";
+import { currentContextWindow, modelOf, type SessionRequests } from "./session-requests.js";
 
 /** What the model receives in place of a withheld request, should pi send it despite the abort. */
 export const WITHHELD_TEXT =
@@ -54,7 +54,7 @@ export async function convertRequest(
 	try {
 		const unreadable = host.unreadable();
 		if (unreadable.length > 0) return withhold(reporter, messages, ctx, [...unreadable], UNREADABLE, requests);
-		const { registry, plugins, problems: buildProblems, degraded } = host.build("request", contextWindowOf(ctx));
+		const { registry, plugins, problems: buildProblems, degraded } = host.build("request", currentContextWindow(ctx));
 		const strict = host.hardening().strict;
 		const model = modelOf(ctx);
 		const previous = requests?.previous(model);

@@ -114,7 +114,7 @@ export function modelOf(ctx: PiContext): string | undefined {
  * The context window of pi's current model (`ctx.model.contextWindow`, in tokens), or `undefined`
  * when pi has no model, or it gives no finite window > 0, or it cannot be read.
  */
-export function contextWindowOf(ctx: PiContext): number | undefined {
+export function currentContextWindow(ctx: PiContext): number | undefined {
 	try {
 		const model: unknown = ctx.model;
 		if (!isRecord(model)) return undefined;

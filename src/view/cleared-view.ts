@@ -7,6 +7,7 @@ import { CLEAR_TOOL_RESULTS_PLUGIN } from "../filters/clear-tool-results-options
 import { contentSize, readsAsCleared } from "../filters/clear-tool-results-placeholder.js";
 import type { Explanation } from "../registry/types.js";
 import { isRecord } from "../values.js";
+import { plural } from "./render.js";
 
 /** A cleared tool result: the plugin that cleared it and what its history message held. */
 export interface ClearedResult {
@@ -61,5 +62,3 @@ export function clearedText(cleared: ClearedResult): string {
 	if (cleared.images > 0) was.push(plural(cleared.images, "image"));
 	return `cleared by ${cleared.plugin} (was ${was.join(" and ")})`;
 }
-
-const plural = (n: number, word: string): string => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
