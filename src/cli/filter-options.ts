@@ -5,6 +5,7 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type ClearToolResultsOptions, type ClearTrigger, clearToolResults } from "../filters/clear-tool-results.js";
+import { parseTrigger } from "../filters/clear-tool-results-options.js";
 import { envFileNames } from "../filters/known-secrets.js";
 import type { PruneMessagesOptions, PruneToolCallsRule, PruneToolCallsScope } from "../filters/prune-messages.js";
 import { pruneMessages } from "../filters/prune-messages.js";
@@ -145,18 +146,11 @@ function clearNumber(spec: string, key: string, text: string): number {
 	return Number(text);
 }
 
-/** `<n>` (tokens) or `tokens:<n>`, `messages:<n>`, `fraction:<f>`, joined by `+`: one trigger condition. */
+/** One trigger condition ({@link parseTrigger}), or the spec refused with what is wrong with it. */
 function clearTrigger(spec: string, value: string): ClearTrigger {
-	const condition: Record<string, number> = {};
-	for (const part of value.split("+")) {
-		const at = part.indexOf(":");
-		const field = at < 0 ? "tokens" : part.slice(0, at);
-		if (field !== "tokens" && field !== "messages" && field !== "fraction")
-			throw clearError(spec, `trigger has an unknown field "${field}" (tokens, messages, fraction)`);
-		if (condition[field] !== undefined) throw clearError(spec, `trigger=${value} gives ${field} twice`);
-		condition[field] = clearNumber(spec, `trigger ${field}`, part.slice(at + 1));
-	}
-	return condition;
+	const parsed = parseTrigger(value);
+	if ("problem" in parsed) throw clearError(spec, parsed.problem);
+	return parsed.condition;
 }
 
 /**

@@ -267,3 +267,27 @@ export function readClearOptions(options: ClearToolResultsOptions | undefined): 
 		keepNotice,
 	};
 }
+
+/**
+ * A trigger condition as people type one (the CLI's `--clear-tool-results=trigger=…`, pi's
+ * `clearToolResults=…` flag): `<tokens>`, or `tokens:<n>`, `messages:<n>`, `fraction:<f>` joined by
+ * `+` (all must hold); or what is wrong with it, in words the front end puts in its own message.
+ *
+ * @example
+ * parseTrigger("fraction:0.5+messages:40"); // { condition: { fraction: 0.5, messages: 40 } }
+ */
+export function parseTrigger(text: string): { condition: ClearTrigger } | { problem: string } {
+	const condition: Record<string, number> = {};
+	for (const part of text.split("+")) {
+		const at = part.indexOf(":");
+		const field = at < 0 ? "tokens" : part.slice(0, at);
+		if (field !== "tokens" && field !== "messages" && field !== "fraction")
+			return { problem: `trigger has an unknown field "${field}" (tokens, messages, fraction)` };
+		if (condition[field] !== undefined) return { problem: `trigger=${text} gives ${field} twice` };
+		const number = part.slice(at + 1);
+		if (!/^\d{1,15}(\.\d{1,15})?$/.test(number))
+			return { problem: `trigger ${field} takes a number, not ${JSON.stringify(number)}` };
+		condition[field] = Number(number);
+	}
+	return { condition };
+}

@@ -7,6 +7,7 @@
  */
 
 import { type ClearToolResultsOptions, clearToolResults } from "../filters/clear-tool-results.js";
+import { type ClearTrigger, parseTrigger } from "../filters/clear-tool-results-options.js";
 import { type PruneMessagesOptions, pruneMessages } from "../filters/prune-messages.js";
 import { describeValue, errorText, isJsonObject, quote } from "../values.js";
 import { nearestName } from "./nearest-name.js";
@@ -361,17 +362,9 @@ export function clearOptionsProblem(options: PiClearToolResults): string | undef
  * @example
  * flagTrigger("fraction:0.5+messages:40"); // { fraction: 0.5, messages: 40 }
  */
-export function flagTrigger(text: string): Record<string, number> | undefined {
-	const condition: Record<string, number> = {};
-	for (const part of text.split("+")) {
-		const at = part.indexOf(":");
-		const field = at < 0 ? "tokens" : part.slice(0, at);
-		const number = part.slice(at + 1);
-		if (field !== "tokens" && field !== "messages" && field !== "fraction") return undefined;
-		if (field in condition || !/^[0-9]{1,15}(?:\.[0-9]{1,15})?$/.test(number)) return undefined;
-		condition[field] = Number(number);
-	}
-	return condition;
+export function flagTrigger(text: string): ClearTrigger | undefined {
+	const parsed = parseTrigger(text);
+	return "condition" in parsed ? parsed.condition : undefined;
 }
 
 /**
